@@ -1,0 +1,25 @@
+"""kerneltrials: a fast, sandboxed, cheat-proof harness for LLM-written kernels.
+
+The Python API is the product; the CLI is a thin layer over it. Heavy modules (torch,
+the verifier) are imported on first use so that ``import kerneltrials`` stays cheap.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__version__ = "0.1.0"
+
+__all__ = ["__version__", "check", "load_task"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "check":
+        from kerneltrials.verifier import check
+
+        return check
+    if name == "load_task":
+        from kerneltrials.tasks import load_task
+
+        return load_task
+    raise AttributeError(f"module 'kerneltrials' has no attribute {name!r}")

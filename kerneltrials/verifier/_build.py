@@ -1,0 +1,143 @@
+"""Build requests and artifacts: the contract between the build and the run stage.
+
+A candidate asks for its kernels by calling ``torch.utils.cpp_extension.load_inline``.
+The build stage records each call as a :class:`BuildRequest`, compiles it into a
+:class:`BuildArtifact` (a shared library plus its cache key), and the run stage loads the
+artifact with :func:`load_artifact` without ever invoking a compiler.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.machinery
+import importlib.util
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+BACKENDS = ("cpu", "cuda")
+
+
+class CompileError(Exception):
+    """The candidate's sources did not compile or link (the candidate's failure)."""
+
+    def __init__(self, message: str, log: str = "") -> None:
+        super().__init__(message)
+        self.log = log
+
+
+def _as_tuple(value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    return tuple(str(item) for item in value)
+
+
+def _normalise_functions(functions: Any) -> tuple[tuple[str, str], ...]:
+    """``load_inline`` accepts a name, a list of names or a name -> docstring dict."""
+    if functions is None:
+        return ()
+    if isinstance(functions, str):
+        return ((functions, ""),)
+    if isinstance(functions, dict):
+        return tuple((str(name), str(doc)) for name, doc in functions.items())
+    return tuple((str(name), "") for name in functions)
+
+
+@dataclass(frozen=True)
+class BuildRequest:
+    """One ``load_inline`` call, normalised: everything that determines the library."""
+
+    name: str
+    cpp_sources: tuple[str, ...]
+    cuda_sources: tuple[str, ...] = ()
+    functions: tuple[tuple[str, str], ...] = ()  # (name, docstring)
+    extra_cflags: tuple[str, ...] = ()
+    extra_cuda_cflags: tuple[str, ...] = ()
+    extra_ldflags: tuple[str, ...] = ()
+    extra_include_paths: tuple[str, ...] = ()
+    with_cuda: bool | None = None
+    with_pytorch_error_handling: bool = True
+    backend: str = "cpu"
+
+    @classmethod
+    def from_load_inline(cls, backend: str, *args: Any, **kwargs: Any) -> BuildRequest:
+        """Normalise the arguments of a ``load_inline(...)`` call."""
+        names = ["name", "cpp_sources", "cuda_sources", "functions", "extra_cflags",
+                 "extra_cuda_cflags", "extra_ldflags", "extra_include_paths"]
+        bound = dict(zip(names, args, strict=False))
+        bound.update(kwargs)
+        return cls(
+            name=str(bound.get("name", "extension")),
+            cpp_sources=_as_tuple(bound.get("cpp_sources")),
+            cuda_sources=_as_tuple(bound.get("cuda_sources")),
+            functions=_normalise_functions(bound.get("functions")),
+            extra_cflags=_as_tuple(bound.get("extra_cflags")),
+            extra_cuda_cflags=_as_tuple(bound.get("extra_cuda_cflags")),
+            extra_ldflags=_as_tuple(bound.get("extra_ldflags")),
+            extra_include_paths=_as_tuple(bound.get("extra_include_paths")),
+            with_cuda=bound.get("with_cuda"),
+            with_pytorch_error_handling=bool(bound.get("with_pytorch_error_handling", True)),
+            backend=backend,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> BuildRequest:
+        fields = dict(data)
+        for key in ("cpp_sources", "cuda_sources", "extra_cflags", "extra_cuda_cflags",
+                    "extra_ldflags", "extra_include_paths"):
+            fields[key] = tuple(fields.get(key) or ())
+        fields["functions"] = tuple(tuple(pair) for pair in fields.get("functions") or ())
+        return cls(**fields)
+
+    def content_key(self, toolchain: dict[str, str]) -> str:
+        """Content address: sources, flags, backend, toolchain and torch versions.
+
+        The user-chosen ``name`` is left out: two candidates with the same code share a build.
+        """
+        payload = self.to_dict()
+        payload.pop("name")
+        payload["toolchain"] = toolchain
+        blob = json.dumps(payload, sort_keys=True).encode()
+        return hashlib.sha256(blob).hexdigest()[:32]
+
+
+@dataclass(frozen=True)
+class BuildArtifact:
+    """A built extension: load it with :func:`load_artifact`."""
+
+    key: str
+    library_path: str  # the shared library
+    module_name: str  # the name its PyInit_ symbol was built for
+    request_name: str  # the name the candidate asked for
+    build_s: float = 0.0
+    cache_hit: bool = False
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> BuildArtifact:
+        return cls(**data)
+
+
+def load_artifact(artifact: BuildArtifact) -> ModuleType:
+    """Import a built extension from its library file (no compiler involved)."""
+    path = Path(artifact.library_path)
+    if not path.is_file():
+        raise FileNotFoundError(f"build artifact {path} is missing (cache evicted?)")
+    loader = importlib.machinery.ExtensionFileLoader(artifact.module_name, os.fspath(path))
+    spec = importlib.util.spec_from_file_location(artifact.module_name, path, loader=loader)
+    if spec is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
