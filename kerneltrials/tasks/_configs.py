@@ -1,0 +1,82 @@
+"""Shape configurations: public ones from ``TASK``, hidden ones drawn at run time.
+
+Hidden configurations are never in the source: each is drawn near one public
+configuration by multiplying every integer constant by a seeded factor in [0.7, 1.3],
+then clipping to ``ranges`` and rounding to ``multiple_of`` (DESIGN.md, "Task file").
+"""
+
+from __future__ import annotations
+
+import ast
+import random
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from kerneltrials.tasks._spec import TaskSpec
+
+HIDDEN_FACTOR_RANGE = (0.7, 1.3)
+
+
+@dataclass(frozen=True)
+class ShapeConfig:
+    """One configuration to verify on: its overrides and whether the agent may see it."""
+
+    name: str  # "public-0", "hidden-1"
+    kind: Literal["public", "hidden"]
+    overrides: dict[str, Any]
+
+
+def _round_to_multiple(value: int, multiple: int) -> int:
+    return max(multiple, int(round(value / multiple)) * multiple)
+
+
+def draw_hidden_value(name: str, value: int, rng: random.Random, task: TaskSpec) -> int:
+    factor = rng.uniform(*HIDDEN_FACTOR_RANGE)
+    drawn = max(1, int(round(value * factor)))
+    if name in task.ranges:
+        low, high = task.ranges[name]
+        drawn = min(max(drawn, int(low)), int(high))
+    if name in task.multiple_of:
+        drawn = _round_to_multiple(drawn, int(task.multiple_of[name]))
+    return drawn
+
+
+def draw_hidden_configs(task: TaskSpec, profile: str, seed: int) -> list[dict[str, Any]]:
+    """One hidden configuration near each public one; deterministic in ``seed``.
+
+    Files without ``TASK`` have no hidden configurations.
+    """
+    if not task.has_task_dict or not task.configs.get(profile):
+        return []
+    hidden = []
+    for index, public in enumerate(task.public_configs(profile)):
+        # A string seed hashes stably across processes and Python runs.
+        rng = random.Random(f"{seed}:{task.id}:{profile}:{index}")
+        config = {}
+        for name, value in sorted(task.resolved_params(public).items()):
+            if isinstance(value, int) and not isinstance(value, bool) and name in public:
+                config[name] = draw_hidden_value(name, value, rng, task)
+        hidden.append(config)
+    return hidden
+
+
+def shape_configs(task: TaskSpec, profile: str, hidden_seed: int | None) -> list[ShapeConfig]:
+    """Public configurations, then hidden ones when a seed is given."""
+    configs = [ShapeConfig(f"public-{i}", "public", c)
+               for i, c in enumerate(task.public_configs(profile))]
+    if hidden_seed is not None:
+        configs += [ShapeConfig(f"hidden-{i}", "hidden", c)
+                    for i, c in enumerate(draw_hidden_configs(task, profile, hidden_seed))]
+    return configs
+
+
+def apply_config(source: str, overrides: dict[str, Any]) -> str:
+    """The task source with module constants replaced, so derived constants follow."""
+    if not overrides:
+        return source
+    tree = ast.parse(source)
+    for node in tree.body:
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name) and node.targets[0].id in overrides):
+            node.value = ast.Constant(overrides[node.targets[0].id])
+    return ast.unparse(tree)
