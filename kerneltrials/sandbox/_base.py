@@ -59,17 +59,25 @@ class ExitInfo:
     pids_limit_hit: bool = False
     stdout: str = ""  # trimmed and redacted
     stderr: str = ""  # trimmed and redacted
+    timeout_s: float | None = None  # the wall-clock limit, when the job hit it
 
     def describe(self) -> str:
         """A short human reason, e.g. ``killed by signal 11 (SIGSEGV)``."""
         import signal as signal_module
 
+        limits = [
+            name
+            for name, hit in (
+                ("memory limit exceeded", self.memory_limit_hit),
+                ("process limit exceeded", self.pids_limit_hit),
+            )
+            if hit
+        ]
         if self.timed_out:
-            return "timeout"
-        if self.memory_limit_hit:
-            return "memory limit exceeded"
-        if self.pids_limit_hit:
-            return "process limit exceeded"
+            after = f" after {self.timeout_s:g} s" if self.timeout_s is not None else ""
+            return "; ".join([f"timeout{after}", *limits])
+        if limits:
+            return "; ".join(limits)
         if self.signal is not None:
             try:
                 name = signal_module.Signals(self.signal).name

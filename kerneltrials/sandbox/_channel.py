@@ -91,6 +91,7 @@ class UnixChannelRelay:
         self._listener.listen(1)
         self.parent_end, self._relay_end = socket.socketpair()
         self._stop = threading.Event()
+        self._connected = threading.Event()
         self._thread = threading.Thread(target=self._run, name="kt-channel-relay", daemon=True)
         self._thread.start()
 
@@ -118,6 +119,7 @@ class UnixChannelRelay:
             except OSError:
                 return None
             worker.setblocking(True)
+            self._connected.set()
             return worker
         return None
 
@@ -130,7 +132,8 @@ class UnixChannelRelay:
 
     def close(self, drain_s: float = 1.0) -> None:
         """After the job ended: deliver what the worker wrote last, then give the parent EOF."""
-        self._thread.join(drain_s)
+        if self._connected.is_set():
+            self._thread.join(drain_s)
         self._stop.set()
         self._thread.join(1.0)
 

@@ -1,21 +1,29 @@
 """Turn a :class:`BuildRequest` into a :class:`BuildArtifact`, through the build cache.
 
-This first version builds with torch's own ``load_inline`` into a content-addressed
-directory; the fast path (issue #3) replaces the compile step, not this interface.
+A request's content key (sources, flags, backend, toolchain and torch versions) names
+its entry in a :class:`~kerneltrials.verifier._buildcache.BuildCache`; a hit loads with
+no compiler. A miss builds with the fast pipeline (_fastbuild.py) and, when that path
+cannot take the request or fails, with torch's own ``load_inline`` — which stays the
+authority on whether a candidate compiles, so a compile error is always stock's verdict.
+Design and measurements: docs/design/builds.md.
 """
 
 from __future__ import annotations
 
 import functools
 import os
-import shutil
 import subprocess
 import time
 from pathlib import Path
 
 from kerneltrials.verifier._build import BuildArtifact, BuildRequest, CompileError
+from kerneltrials.verifier._buildcache import BuildCache, resolve_max_bytes
+from kerneltrials.verifier._fastbuild import FastPathUnavailable, build_fast, fast_toolchain
+from kerneltrials.verifier._stockflags import ensure_cuda_arch_list, resolve_with_cuda
 
 DEFAULT_CUDA_HOME = "/usr/local/cuda-13.0"
+TOOLCHAIN_DIR = ".toolchain"  # PCHs and binding objects, inside the (mounted) cache root
+DEFAULT_TOOLCHAIN_MAX_BYTES = 4 * 1024**3  # a PCH is ~150 MB: room for ~25 flag sets
 
 
 def cache_root() -> Path:
@@ -24,6 +32,12 @@ def cache_root() -> Path:
         os.path.expanduser("~"), ".cache", "kerneltrials"
     )
     return Path(root) / "builds"
+
+
+def toolchain_root(root: Path | None = None) -> Path:
+    """PCHs and binding objects: ``KERNELTRIALS_PCH_CACHE`` or ``<cache root>/.toolchain``."""
+    chosen = os.environ.get("KERNELTRIALS_PCH_CACHE")
+    return Path(chosen) if chosen else (root or cache_root()) / TOOLCHAIN_DIR
 
 
 @functools.cache
@@ -51,35 +65,25 @@ def toolchain_fingerprint(backend: str) -> dict[str, str]:
     fingerprint = {
         "torch": torch.__version__,
         "cxx": _first_line(os.environ.get("CXX", "c++"), "--version"),
+        **fast_toolchain(),
     }
     if backend == "cuda":
         nvcc = os.path.join(ensure_cuda_home() or DEFAULT_CUDA_HOME, "bin", "nvcc")
         fingerprint["nvcc"] = _first_line(nvcc, "--version")
+        fingerprint["cuda_arch_list"] = ensure_cuda_arch_list()
     return fingerprint
 
 
 def _find_library(build_dir: Path, module_name: str) -> Path | None:
-    for candidate in build_dir.glob(f"{module_name}*.so"):
+    for candidate in sorted(build_dir.glob(f"{module_name}*.so")):
         return candidate
     return None
 
 
-def build_extension(request: BuildRequest, root: Path | None = None) -> BuildArtifact:
-    """Build ``request`` (or find it in the cache); raises :class:`CompileError`."""
+def build_stock(request: BuildRequest, module_name: str, out_dir: Path) -> None:
+    """Build exactly as ``torch.utils.cpp_extension.load_inline`` does, into ``out_dir``."""
     from torch.utils import cpp_extension
 
-    key = request.content_key(toolchain_fingerprint(request.backend))
-    module_name = f"kt_{key}"
-    build_dir = (root or cache_root()) / key
-    library = _find_library(build_dir, module_name)
-    if library is not None:
-        return BuildArtifact(key, str(library), module_name, request.name, 0.0, cache_hit=True)
-    if request.backend == "cuda":
-        ensure_cuda_home()
-    staging = build_dir.with_name(f"{key}.tmp{os.getpid()}")
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
-    started = time.perf_counter()
     try:
         cpp_extension.load_inline(
             name=module_name,
@@ -90,21 +94,57 @@ def build_extension(request: BuildRequest, root: Path | None = None) -> BuildArt
             extra_cuda_cflags=list(request.extra_cuda_cflags) or None,
             extra_ldflags=list(request.extra_ldflags) or None,
             extra_include_paths=list(request.extra_include_paths) or None,
-            build_directory=str(staging),
+            build_directory=str(out_dir),
             with_cuda=request.with_cuda,
             with_pytorch_error_handling=request.with_pytorch_error_handling,
             is_python_module=False,
             verbose=False,
         )
     except Exception as error:  # torch raises RuntimeError with the compiler log
-        shutil.rmtree(staging, ignore_errors=True)
         raise CompileError(f"build of {request.name!r} failed", log=str(error)) from error
-    build_s = time.perf_counter() - started
+
+
+def _build_into(request: BuildRequest, module_name: str, out_dir: Path,
+                toolchain: BuildCache, details: dict[str, object]) -> None:
+    """Fast path first; the stock build when it is unavailable or fails."""
+    started = time.perf_counter()
     try:
-        staging.rename(build_dir)
-    except OSError:
-        shutil.rmtree(staging, ignore_errors=True)  # a concurrent builder won the race
-    library = _find_library(build_dir, module_name)
-    if library is None:
+        build_fast(request, module_name, out_dir, toolchain)
+        details["path"] = "fast"
+    except (FastPathUnavailable, subprocess.CalledProcessError) as reason:
+        # Stock decides: a candidate that stock compiles must compile here.
+        details["path"] = "stock"
+        details["fast_path_skipped"] = str(reason).splitlines()[0][:300] if str(reason) else ""
+        if isinstance(reason, subprocess.CalledProcessError):
+            details["fast_path_log"] = (reason.stderr or "")[-2000:]
+        for leftover in out_dir.iterdir():
+            leftover.unlink()
+        build_stock(request, module_name, out_dir)
+    details["compile_s"] = round(time.perf_counter() - started, 3)
+    for intermediate in out_dir.iterdir():  # keep the library and the sources, not objects
+        if intermediate.is_file() and intermediate.suffix not in (".so", ".cpp", ".cu"):
+            intermediate.unlink()
+    if _find_library(out_dir, module_name) is None:
         raise CompileError(f"build of {request.name!r} produced no library")
-    return BuildArtifact(key, str(library), module_name, request.name, build_s, cache_hit=False)
+
+
+def build_extension(request: BuildRequest, root: Path | None = None) -> BuildArtifact:
+    """Build ``request`` (or find it in the cache); raises :class:`CompileError`."""
+    started = time.perf_counter()
+    if request.backend == "cuda" or resolve_with_cuda(request):
+        ensure_cuda_home()
+    key = request.content_key(toolchain_fingerprint(request.backend))
+    module_name = f"kt_{key}"
+    store = BuildCache(root or cache_root(), resolve_max_bytes())
+    toolchain = BuildCache(toolchain_root(root), resolve_max_bytes("KERNELTRIALS_PCH_CACHE_MAX_BYTES")
+                           if os.environ.get("KERNELTRIALS_PCH_CACHE_MAX_BYTES")
+                           else DEFAULT_TOOLCHAIN_MAX_BYTES, verify_hash=False)
+    details: dict[str, object] = {}
+    entry, hit = store.get_or_build(
+        key, lambda staging: _build_into(request, module_name, staging, toolchain, details))
+    library = _find_library(entry, module_name)
+    if library is None:
+        raise CompileError(f"cache entry {entry} holds no library for {module_name}")
+    build_s = time.perf_counter() - started
+    return BuildArtifact(key, str(library), module_name, request.name, build_s,
+                         cache_hit=hit, details=details)

@@ -1,0 +1,40 @@
+# kerneltrials: `make demo` and `make test` work on a fresh machine (see README).
+SHELL := /bin/bash
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+export CUDA_HOME ?= /usr/local/cuda-13.0
+# One build cache for the whole suite: most candidate builds are cache hits.
+export KERNELTRIALS_CACHE ?= $(CURDIR)/.kt-cache
+
+.PHONY: venv system-packages test test-fast lint demo clean
+
+$(STAMP): pyproject.toml
+	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON) (Python 3.11)"; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+# Debian packages the sandbox, fast builds and browser tests use (installed when missing).
+system-packages:
+	@bash scripts/install-system-packages.sh
+
+test: venv system-packages
+	$(BIN)/python -m pytest -q -p no:cacheprovider
+
+test-fast: venv
+	$(BIN)/python -m pytest -q -m "not slow and not docker" -p no:cacheprovider
+
+lint: venv
+	$(BIN)/ruff check kerneltrials tests bench
+	$(BIN)/mypy kerneltrials
+
+demo: venv system-packages
+	@bash scripts/demo.sh
+
+clean:
+	rm -rf $(VENV) .kt-cache site kerneltrials.sqlite*

@@ -1,0 +1,160 @@
+"""Build-time benchmark: stock ``load_inline`` vs our build, cold and warm.
+
+    CUDA_HOME=/usr/local/cuda-13.0 .venv/bin/python bench/build.py [--only NAME ...]
+
+For each candidate in bench/build_candidates/ (CPU and CUDA, small and large): a cold
+stock build (fresh build directory, ccache disabled), a cold build of ours (fresh library
+cache; the PCH for the candidate's flags already built — its one-time cost is reported
+separately — and the binding objects cleared, so the binding unit is compiled too), then
+a warm build of ours (a cache hit, timed in a fresh process, including loading the
+library). One run, builds one after another. Prints a table and the median ratios.
+Results and discussion: docs/design/builds.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from kerneltrials.verifier._build import BuildRequest, load_artifact  # noqa: E402
+
+SOURCES = HERE / "build_candidates"
+CPU_OMP = {"extra_cflags": ["-O3", "-fopenmp"], "extra_ldflags": ["-fopenmp"]}
+CANDIDATES: list[dict] = [
+    {"name": "cpu_relu", "file": "relu.cpp", "functions": ["relu_forward"]},
+    {"name": "cpu_relu_O3", "file": "relu.cpp", "functions": ["relu_forward"], "extra_cflags": ["-O3"]},
+    {"name": "cpu_layernorm", "file": "layernorm.cpp", "functions": ["layer_norm_fwd"]},
+    {"name": "cpu_softmax_omp", "file": "softmax_omp.cpp", "functions": ["softmax_rows"], **CPU_OMP},
+    {"name": "cpu_gemm_conv_large", "file": "gemm_fused.cpp",
+     "functions": ["linear_gelu", "conv2d_nchw"], **CPU_OMP},
+    {"name": "cuda_relu", "file": "relu.cu", "functions": ["relu_cuda"],
+     "decl": "torch::Tensor relu_cuda(torch::Tensor x);"},
+    {"name": "cuda_softmax", "file": "softmax.cu", "functions": ["softmax_cuda"],
+     "decl": "torch::Tensor softmax_cuda(torch::Tensor x);", "extra_cuda_cflags": ["-O3"]},
+    {"name": "cuda_matmul_large", "file": "matmul_tiled.cu", "functions": ["matmul_bias_relu_cuda"],
+     "decl": "torch::Tensor matmul_bias_relu_cuda(torch::Tensor a, torch::Tensor b, torch::Tensor bias);",
+     "extra_cuda_cflags": ["-O3", "--use_fast_math"]},
+]
+
+
+def load_inline_kwargs(spec: dict) -> dict:
+    """The ``load_inline`` arguments a candidate would pass."""
+    source = (SOURCES / spec["file"]).read_text()
+    cuda = spec["file"].endswith(".cu")
+    return {
+        "name": spec["name"], "cpp_sources": [spec["decl"]] if cuda else [source],
+        "cuda_sources": [source] if cuda else None, "functions": spec["functions"],
+        "extra_cflags": spec.get("extra_cflags"), "extra_cuda_cflags": spec.get("extra_cuda_cflags"),
+        "extra_ldflags": spec.get("extra_ldflags"),
+    }
+
+
+def request_for(spec: dict) -> BuildRequest:
+    backend = "cuda" if spec["file"].endswith(".cu") else "cpu"
+    return BuildRequest.from_load_inline(backend, **load_inline_kwargs(spec))
+
+
+def time_stock(spec: dict, scratch: Path) -> float:
+    from torch.utils import cpp_extension
+
+    build_dir = scratch / f"stock-{spec['name']}"
+    build_dir.mkdir()
+    started = time.perf_counter()
+    cpp_extension.load_inline(**load_inline_kwargs(spec), build_directory=str(build_dir),
+                              is_python_module=False)
+    return time.perf_counter() - started
+
+
+def time_ours(spec: dict, cache: Path) -> tuple[float, dict]:
+    from kerneltrials.verifier._compiler import build_extension
+
+    started = time.perf_counter()
+    artifact = build_extension(request_for(spec), root=cache)
+    load_artifact(artifact)
+    return time.perf_counter() - started, artifact.details
+
+
+def time_warm_in_fresh_process(spec: dict, cache: Path) -> float:
+    command = [sys.executable, __file__, "--warm-one", spec["name"], "--cache", str(cache)]
+    output = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    return float(json.loads(output.strip().splitlines()[-1])["warm_s"])
+
+
+def clear_bindings(toolchain: Path) -> None:
+    for entry in toolchain.glob("bind-*"):
+        shutil.rmtree(entry, ignore_errors=True)
+
+
+def prepare_pchs(specs: list[dict], scratch: Path) -> dict[str, float]:
+    """Build each flag set's PCH once (by building the candidate); the one-time cost."""
+    firsts = {}
+    for spec in specs:
+        seconds, _ = time_ours(spec, scratch / f"first-{spec['name']}")
+        firsts[spec["name"]] = seconds
+    return firsts
+
+
+def run(specs: list[dict]) -> list[dict]:
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="kt-bench-") as tmp:
+        scratch = Path(tmp)
+        os.environ["KERNELTRIALS_PCH_CACHE"] = str(scratch / "toolchain")
+        firsts = prepare_pchs(specs, scratch)
+        for spec in specs:
+            stock_s = time_stock(spec, scratch)
+            clear_bindings(scratch / "toolchain")
+            cache = scratch / f"cache-{spec['name']}"
+            cold_s, details = time_ours(spec, cache)
+            warm_s = time_warm_in_fresh_process(spec, cache)
+            rows.append({"name": spec["name"], "stock_s": stock_s, "cold_s": cold_s,
+                         "warm_s": warm_s, "first_s": firsts[spec["name"]],
+                         "path": details.get("path", "?")})
+            print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
+    return rows
+
+
+def print_table(rows: list[dict]) -> None:
+    print(f"{'candidate':24} {'stock cold':>11} {'ours first':>11} {'ours cold':>10} "
+          f"{'ours warm':>10} {'cold x':>7} {'warm x':>8}  path")
+    for row in rows:
+        print(f"{row['name']:24} {row['stock_s']:10.2f}s {row['first_s']:10.2f}s {row['cold_s']:9.2f}s "
+              f"{row['warm_s']:9.3f}s {row['stock_s'] / row['cold_s']:6.1f}x "
+              f"{row['stock_s'] / row['warm_s']:7.0f}x  {row['path']}")
+    for backend in ("cpu", "cuda"):
+        chosen = [r for r in rows if r["name"].startswith(backend)]
+        if chosen:
+            cold = statistics.median(r["stock_s"] / r["cold_s"] for r in chosen)
+            warm = statistics.median(r["stock_s"] / r["warm_s"] for r in chosen)
+            print(f"median {backend}: stock/ours-cold {cold:.1f}x, stock/ours-warm {warm:.0f}x")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", nargs="*", help="candidate names to run")
+    parser.add_argument("--warm-one", help=argparse.SUPPRESS)
+    parser.add_argument("--cache", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    os.environ.setdefault("CUDA_HOME", "/usr/local/cuda-13.0")
+    os.environ["CCACHE_DISABLE"] = "1"  # stock wraps the compiler in ccache when installed
+    if args.warm_one:
+        spec = next(s for s in CANDIDATES if s["name"] == args.warm_one)
+        warm_s, _ = time_ours(spec, Path(args.cache))
+        print(json.dumps({"warm_s": warm_s}))
+        return
+    specs = [s for s in CANDIDATES if not args.only or s["name"] in args.only]
+    print_table(run(specs))
+
+
+if __name__ == "__main__":
+    main()

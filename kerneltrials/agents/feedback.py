@@ -1,0 +1,93 @@
+"""What an agent is told about its candidate's verdict.
+
+Public configurations are shown in full (parameters, errors, timings, failure detail);
+hidden ones ONLY as a count passed / failed (DESIGN.md), so an agent cannot search for
+them. Reasons that mention a hidden configuration (its name, or a parameter value no
+public configuration has) are redacted for the same reason.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+REDACTED = "(detail withheld: it concerns a hidden configuration)"
+
+
+def format_feedback(verdict: Mapping[str, Any], *, max_detail_chars: int = 2000) -> str:
+    """A plain-text summary of a verdict dict (the JSON shape of DESIGN.md "Verdict")."""
+    configs: Sequence[Mapping[str, Any]] = verdict.get("configs") or []
+    public = [c for c in configs if c.get("kind") != "hidden"]
+    hidden = [c for c in configs if c.get("kind") == "hidden"]
+    lines = [f"Status: {verdict.get('status', 'unknown')}"]
+    lines += _speedup_lines(verdict)
+    reasons = [_redact(str(r), public, hidden) for r in verdict.get("reasons") or []]
+    if reasons:
+        lines.append("Reasons:")
+        lines += [f"- {_clip(reason, max_detail_chars)}" for reason in reasons]
+    for config in public:
+        lines += _public_config_lines(config, max_detail_chars)
+    if hidden:
+        passed = sum(1 for c in hidden if c.get("passed"))
+        lines.append(
+            f"Hidden configurations: {passed} passed, {len(hidden) - passed} failed "
+            "(their shapes and errors are not shown)."
+        )
+    return "\n".join(lines)
+
+
+def _speedup_lines(verdict: Mapping[str, Any]) -> list[str]:
+    lines = []
+    if verdict.get("speedup") is not None:
+        lines.append(f"Speedup vs PyTorch eager (geometric mean): {verdict['speedup']:.3f}x")
+    if verdict.get("speedup_compile") is not None:
+        lines.append(f"Speedup vs torch.compile: {verdict['speedup_compile']:.3f}x")
+    return lines
+
+
+def _public_config_lines(config: Mapping[str, Any], max_detail_chars: int) -> list[str]:
+    outcome = "passed" if config.get("passed") else "FAILED"
+    lines = [
+        f"Configuration {config.get('name', '?')} {dict(config.get('params') or {})}: {outcome}"
+    ]
+    errors = [
+        f"{label}={config[key]:.3g}"
+        for key, label in (("max_abs_err", "max_abs_err"), ("max_norm_err", "max_norm_err"))
+        if config.get(key) is not None
+    ]
+    if errors:
+        lines.append(f"  errors: {', '.join(errors)}")
+    times = config.get("times_ms") or {}
+    for side in ("candidate", "eager", "compile"):
+        stats = times.get(side)
+        if stats and stats.get("median") is not None:
+            lines.append(
+                f"  {side}: median {stats['median']:.4g} ms, IQR {stats.get('iqr', 0):.3g} ms, "
+                f"n={stats.get('n', '?')}"
+            )
+    if config.get("detail"):
+        lines.append(f"  detail: {_clip(str(config['detail']), max_detail_chars)}")
+    return lines
+
+
+def _redact(
+    reason: str, public: Sequence[Mapping[str, Any]], hidden: Sequence[Mapping[str, Any]]
+) -> str:
+    public_values = {(k, str(v)) for c in public for k, v in (c.get("params") or {}).items()}
+    for config in hidden:
+        name = str(config.get("name", ""))
+        if name and name in reason:
+            return REDACTED
+        for key, value in (config.get("params") or {}).items():
+            if (key, str(value)) in public_values:
+                continue
+            if re.search(rf"(?<![\w.]){re.escape(str(value))}(?![\w])", reason):
+                return REDACTED
+    return reason
+
+
+def _clip(text: str, limit: int) -> str:
+    return (
+        text if len(text) <= limit else text[:limit] + f"... ({len(text) - limit} more characters)"
+    )

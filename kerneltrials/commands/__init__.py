@@ -1,0 +1,1 @@
+"""One module per ``kerneltrials`` subcommand; see ``kerneltrials.cli``."""

@@ -1,0 +1,52 @@
+"""The results store: every run, attempt, cached baseline and verification, in SQLite.
+
+Open it with :func:`open_store` (default ``kerneltrials.sqlite`` in the working directory,
+or ``$KERNELTRIALS_DB``). Records are versioned dataclasses; the schema is versioned and
+migrated on open (``_schema.py``).
+"""
+
+from kerneltrials.results._connection import DB_ENV, DEFAULT_DB, resolve_db_path
+from kerneltrials.results._errors import (
+    AttemptExistsError,
+    RunExistsError,
+    SchemaVersionError,
+    StoreError,
+    UnknownRunError,
+)
+from kerneltrials.results._records import (
+    RECORD_VERSION,
+    AttemptRecord,
+    BaselineRecord,
+    RunRecord,
+    ScoreRecord,
+    VerificationRecord,
+    hardware_key,
+)
+from kerneltrials.results._report import GROUPINGS, level_of_task_id, score_run, task_groups
+from kerneltrials.results._schema import SCHEMA_VERSION
+from kerneltrials.results._store import ResultsStore, open_store
+
+__all__ = [
+    "DB_ENV",
+    "DEFAULT_DB",
+    "GROUPINGS",
+    "RECORD_VERSION",
+    "SCHEMA_VERSION",
+    "AttemptExistsError",
+    "AttemptRecord",
+    "BaselineRecord",
+    "ResultsStore",
+    "RunExistsError",
+    "RunRecord",
+    "SchemaVersionError",
+    "ScoreRecord",
+    "StoreError",
+    "UnknownRunError",
+    "VerificationRecord",
+    "hardware_key",
+    "level_of_task_id",
+    "open_store",
+    "resolve_db_path",
+    "score_run",
+    "task_groups",
+]

@@ -1,0 +1,211 @@
+"""The records the store reads and writes: dataclasses with a ``version`` field.
+
+JSON columns are decoded into Python values here, so callers never see raw SQL rows.
+``version`` is the record layout (``RECORD_VERSION``); it changes together with the schema.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+RECORD_VERSION = 1
+RUN_STATUSES = ("running", "finished", "stopped")
+
+
+def canonical_json(value: Any) -> str:
+    """Compact JSON with sorted keys: equal values give equal text (used for unique keys)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def hardware_key(fingerprint: dict[str, Any] | str) -> str:
+    """A short stable id for a hardware fingerprint (a string is taken as already a key)."""
+    if isinstance(fingerprint, str):
+        return fingerprint
+    return hashlib.sha256(canonical_json(fingerprint).encode()).hexdigest()[:16]
+
+
+def _loads(text: str | None, default: Any) -> Any:
+    return default if text is None else json.loads(text)
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """One evaluation run: a model + agent on a task selection, with its provenance."""
+
+    id: int
+    name: str
+    model: str
+    agent: str
+    backend: str
+    profile: str
+    hardware: dict[str, Any]  # the fingerprint: CPU/GPU model, cores, driver, torch, toolchain
+    hardware_key: str  # hardware_key(hardware): groups runs and baselines by machine
+    harness_version: str
+    task_set_version: str
+    git_commit: str | None
+    hidden_seed: int | None
+    started_at: str  # ISO 8601, UTC
+    ended_at: str | None
+    status: str  # running / finished / stopped
+    config: dict[str, Any]  # every eval option, as given
+    task_ids: list[str]  # the selection: the fast_p denominator
+    version: int = RECORD_VERSION
+
+    @classmethod
+    def from_row(cls, row: sqlite3.Row) -> RunRecord:
+        return cls(
+            id=row["id"],
+            name=row["name"],
+            model=row["model"],
+            agent=row["agent"],
+            backend=row["backend"],
+            profile=row["profile"],
+            hardware=_loads(row["hardware"], {}),
+            hardware_key=row["hardware_key"],
+            harness_version=row["harness_version"],
+            task_set_version=row["task_set_version"],
+            git_commit=row["git_commit"],
+            hidden_seed=row["hidden_seed"],
+            started_at=row["started_at"],
+            ended_at=row["ended_at"],
+            status=row["status"],
+            config=_loads(row["config"], {}),
+            task_ids=_loads(row["task_ids"], []),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class AttemptRecord:
+    """One candidate's verdict for one task, round and sample of a run."""
+
+    id: int
+    run_id: int
+    task_id: str
+    round: int  # refinement step within a sample (0 for one-shot agents)
+    sample: int  # independent sample index (pass@k counts these)
+    status: str
+    speedup: float | None
+    speedup_compile: float | None
+    verdict: dict[str, Any]  # the full verdict JSON (see verifier.verdict.migrate_verdict)
+    source: str | None
+    timings: dict[str, Any]  # harness-side durations: generate_s, build_s, run_s, ...
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float | None
+    transcript: list[Any]  # the agent's messages, as the provider returned them
+    created_at: str
+    version: int = RECORD_VERSION
+
+    @property
+    def key(self) -> tuple[str, int, int]:
+        """What ``--resume`` compares: (task_id, round, sample)."""
+        return (self.task_id, self.round, self.sample)
+
+    @classmethod
+    def from_row(cls, row: sqlite3.Row) -> AttemptRecord:
+        return cls(
+            id=row["id"],
+            run_id=row["run_id"],
+            task_id=row["task_id"],
+            round=row["round"],
+            sample=row["sample"],
+            status=row["status"],
+            speedup=row["speedup"],
+            speedup_compile=row["speedup_compile"],
+            verdict=_loads(row["verdict"], {}),
+            source=row["source"],
+            timings=_loads(row["timings"], {}),
+            prompt_tokens=row["prompt_tokens"],
+            completion_tokens=row["completion_tokens"],
+            cost_usd=row["cost_usd"],
+            transcript=_loads(row["transcript"], []),
+            created_at=row["created_at"],
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class BaselineRecord:
+    """Cached eager / torch.compile timings of one task configuration on one machine."""
+
+    task_id: str
+    config: dict[str, Any]  # the shape configuration (module constants it overrides)
+    hardware_key: str
+    torch_version: str
+    eager_ms: dict[str, Any] | None  # TimingStats: median, iqr, n, rse
+    compile_ms: dict[str, Any] | None
+    created_at: str
+    version: int = RECORD_VERSION
+
+    @classmethod
+    def from_row(cls, row: sqlite3.Row) -> BaselineRecord:
+        return cls(
+            task_id=row["task_id"],
+            config=_loads(row["config_key"], {}),
+            hardware_key=row["hardware_key"],
+            torch_version=row["torch_version"],
+            eager_ms=_loads(row["eager_ms"], None),
+            compile_ms=_loads(row["compile_ms"], None),
+            created_at=row["created_at"],
+        )
+
+
+@dataclass(frozen=True)
+class VerificationRecord:
+    """A maintainer's re-execution of a submission bundle (issue 9: the "verified" mark).
+
+    Keyed by run name and bundle hash, not by a foreign key: the verified run usually
+    lives in the submitter's store, not in the verifier's.
+    """
+
+    id: int
+    run_name: str
+    bundle_sha256: str
+    verified_at: str
+    verifier_host: str
+    holds: bool  # every claim held
+    outcome: dict[str, Any]  # per task: claimed vs re-measured status/speedup, notes
+    hardware: dict[str, Any] = field(default_factory=dict)  # the verifying machine
+    version: int = RECORD_VERSION
+
+    @classmethod
+    def from_row(cls, row: sqlite3.Row) -> VerificationRecord:
+        return cls(
+            id=row["id"],
+            run_name=row["run_name"],
+            bundle_sha256=row["bundle_sha256"],
+            verified_at=row["verified_at"],
+            verifier_host=row["verifier_host"],
+            holds=bool(row["holds"]),
+            outcome=_loads(row["outcome"], {}),
+            hardware=_loads(row["hardware"], {}),
+        )
+
+
+@dataclass(frozen=True)
+class ScoreRecord:
+    """A stored score report, so the leaderboard reads scores and never re-scores."""
+
+    run_id: int
+    baseline: str
+    report: dict[str, Any]  # ScoreReport.to_json()
+    created_at: str
+    version: int = RECORD_VERSION
+
+    @classmethod
+    def from_row(cls, row: sqlite3.Row) -> ScoreRecord:
+        return cls(
+            run_id=row["run_id"],
+            baseline=row["baseline"],
+            report=_loads(row["report"], {}),
+            created_at=row["created_at"],
+        )

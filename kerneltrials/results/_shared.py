@@ -1,0 +1,109 @@
+"""Tables not owned by one run: the baseline timing cache and submission verifications."""
+
+from __future__ import annotations
+
+import json
+import socket
+from typing import Any
+
+from kerneltrials.results._connection import StoreConnection, now_iso
+from kerneltrials.results._records import (
+    BaselineRecord,
+    VerificationRecord,
+    canonical_json,
+    hardware_key,
+)
+
+
+class SharedTables(StoreConnection):
+    """Baselines (per task, configuration, machine, torch version) and verifications."""
+
+    def save_baseline(
+        self,
+        task_id: str,
+        config: dict[str, Any],
+        hardware: dict[str, Any] | str,
+        torch_version: str,
+        *,
+        eager_ms: dict[str, Any] | None = None,
+        compile_ms: dict[str, Any] | None = None,
+    ) -> BaselineRecord:
+        """Store (or replace) the baseline timings of one task configuration on one machine.
+
+        ``eager_ms``/``compile_ms`` are TimingStats dicts (median, iqr, n, rse); a side left
+        None keeps what is stored, so eager and compile may be measured separately.
+        """
+        key = (task_id, canonical_json(config), hardware_key(hardware), torch_version)
+        with self._write() as connection:
+            connection.execute(
+                "INSERT INTO baselines (task_id, config_key, hardware_key, torch_version, "
+                "eager_ms, compile_ms, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (task_id, config_key, hardware_key, torch_version) DO UPDATE SET "
+                "eager_ms = coalesce(excluded.eager_ms, eager_ms), "
+                "compile_ms = coalesce(excluded.compile_ms, compile_ms), "
+                "created_at = excluded.created_at",
+                (*key, _json_or_none(eager_ms), _json_or_none(compile_ms), now_iso()),
+            )
+        found = self.load_baseline(task_id, config, hardware, torch_version)
+        assert found is not None  # just written, in this connection
+        return found
+
+    def load_baseline(
+        self,
+        task_id: str,
+        config: dict[str, Any],
+        hardware: dict[str, Any] | str,
+        torch_version: str,
+    ) -> BaselineRecord | None:
+        """The cached baseline for exactly this key, or None (measure it, then save it)."""
+        rows = self._query(
+            "SELECT * FROM baselines WHERE task_id = ? AND config_key = ? AND hardware_key = ?"
+            " AND torch_version = ?",
+            (task_id, canonical_json(config), hardware_key(hardware), torch_version),
+        )
+        return BaselineRecord.from_row(rows[0]) if rows else None
+
+    def record_verification(
+        self,
+        run_name: str,
+        bundle_sha256: str,
+        *,
+        holds: bool,
+        outcome: dict[str, Any],
+        hardware: dict[str, Any] | None = None,
+        verifier_host: str | None = None,
+    ) -> VerificationRecord:
+        """Record that ``kerneltrials verify`` re-ran a bundle here (issue 9's "verified")."""
+        with self._write() as connection:
+            cursor = connection.execute(
+                "INSERT INTO verifications (run_name, bundle_sha256, verified_at, "
+                "verifier_host, holds, hardware, outcome) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    run_name,
+                    bundle_sha256,
+                    now_iso(),
+                    verifier_host or socket.gethostname(),
+                    int(holds),
+                    canonical_json(hardware or {}),
+                    canonical_json(outcome),
+                ),
+            )
+            row_id = cursor.lastrowid
+        rows = self._query("SELECT * FROM verifications WHERE id = ?", (row_id,))
+        return VerificationRecord.from_row(rows[0])
+
+    def verifications_for(
+        self, run_name: str, bundle_sha256: str | None = None
+    ) -> list[VerificationRecord]:
+        """Verifications of a run (optionally of one bundle), newest first."""
+        sql = "SELECT * FROM verifications WHERE run_name = ?"
+        parameters: tuple[Any, ...] = (run_name,)
+        if bundle_sha256 is not None:
+            sql += " AND bundle_sha256 = ?"
+            parameters += (bundle_sha256,)
+        rows = self._query(sql + " ORDER BY verified_at DESC, id DESC", parameters)
+        return [VerificationRecord.from_row(row) for row in rows]
+
+
+def _json_or_none(value: dict[str, Any] | None) -> str | None:
+    return None if value is None else json.dumps(value, sort_keys=True)

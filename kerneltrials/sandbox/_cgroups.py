@@ -1,0 +1,273 @@
+"""Per-job cgroups: memory and process-count limits, limit detection, and a group kill.
+
+Everything runs as root on our machines, and the kernel does not apply ``RLIMIT_NPROC``
+to root, so only a cgroup bounds a fork bomb; a memory cgroup (not ``RLIMIT_AS``, which
+breaks the CUDA runtime) bounds a memory bomb. Both hierarchies are supported:
+
+- v1 (``memory`` and ``pids`` controllers mounted separately, as on our dev machines),
+- v2 (unified; the harness needs a cgroup whose children may enable ``memory`` and
+  ``pids``: its own when that works, else ``KERNELTRIALS_CGROUP_ROOT``, e.g. a systemd
+  unit started with ``Delegate=yes``).
+
+A job's cgroup is nested under the harness's own cgroup, so the harness's own limits keep
+applying. The child joins it before ``exec`` (see :meth:`JobCgroup.enter`), so every
+descendant is inside from its first instruction. See docs/design/sandbox.md.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kerneltrials.sandbox._base import SandboxLimits
+
+CGROUP_ROOT_ENV = "KERNELTRIALS_CGROUP_ROOT"
+_CONTROLLERS = ("memory", "pids")
+
+
+@dataclass
+class JobCgroup:
+    """The cgroup directories of one job: one per controller on v1, one shared on v2."""
+
+    version: int
+    dirs: dict[str, Path]  # controller -> directory
+    active: set[str] = field(default_factory=set)  # controllers whose limits were set
+
+    def enter(self) -> None:
+        """Move the calling process into the job's cgroups (runs in the child, pre-exec)."""
+        pid = str(os.getpid()).encode()
+        for directory in set(self.dirs.values()):
+            fd = os.open(directory / "cgroup.procs", os.O_WRONLY)
+            try:
+                os.write(fd, pid)
+            finally:
+                os.close(fd)
+
+    def member_pids(self) -> set[int]:
+        pids: set[int] = set()
+        for directory in set(self.dirs.values()):
+            try:
+                text = (directory / "cgroup.procs").read_text()
+            except OSError:
+                continue
+            pids.update(int(line) for line in text.split())
+        return pids
+
+    def kill_all(self, deadline_s: float = 5.0) -> bool:
+        """SIGKILL every member until the cgroup is empty; True when it is."""
+        if self.version == 2:
+            _write(self.dirs["pids"] / "cgroup.kill", "1")
+        end = time.monotonic() + deadline_s
+        while time.monotonic() < end:
+            members = self.member_pids()
+            if not members:
+                return True
+            # A forking member may add processes between rounds; the pids limit bounds it.
+            for pid in members:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            time.sleep(0.005)
+        return not self.member_pids()
+
+    def is_memory_limit_hit(self) -> bool:
+        if "memory" not in self.active:
+            return False
+        if self.version == 1:
+            return _counter(self.dirs["memory"] / "memory.oom_control", "oom_kill") > 0
+        return _counter(self.dirs["memory"] / "memory.events", "oom_kill") > 0
+
+    def is_pids_limit_hit(self) -> bool:
+        if "pids" not in self.active:
+            return False
+        return _counter(self.dirs["pids"] / "pids.events", "max") > 0
+
+    def remove(self) -> None:
+        for directory in set(self.dirs.values()):
+            for _ in range(50):
+                try:
+                    directory.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:  # EBUSY while the last members are being reaped
+                    time.sleep(0.01)
+
+
+def create_job_cgroup(label: str, limits: SandboxLimits) -> tuple[JobCgroup | None, list[str]]:
+    """A fresh cgroup for one job with ``limits`` applied, and what could not be set.
+
+    Returns ``(None, reasons)`` when this machine offers no usable cgroup; the job then
+    runs without memory/pids limits and the reasons go into its ``isolation`` report.
+    """
+    name = f"kt-{_safe(label)}-{uuid.uuid4().hex[:8]}"
+    parents, reason = find_cgroup_parents()
+    if parents is None:
+        return None, [reason]
+    version = 2 if len(set(parents.values())) == 1 and _is_v2(next(iter(parents.values()))) else 1
+    dirs = {controller: parent / name for controller, parent in parents.items()}
+    try:
+        for directory in set(dirs.values()):
+            directory.mkdir()
+    except OSError as error:
+        return None, [f"cgroup: cannot create {name}: {error}"]
+    cgroup = JobCgroup(version, dirs)
+    missing = _apply_limits(cgroup, limits)
+    return cgroup, missing
+
+
+def _apply_limits(cgroup: JobCgroup, limits: SandboxLimits) -> list[str]:
+    missing: list[str] = []
+    memory_files = (
+        ("memory.limit_in_bytes", "memory.memsw.limit_in_bytes")
+        if cgroup.version == 1
+        else ("memory.max", "memory.swap.max")
+    )
+    if limits.memory_bytes is not None:
+        directory = cgroup.dirs["memory"]
+        if _write(directory / memory_files[0], str(limits.memory_bytes)):
+            cgroup.active.add("memory")
+            # Without swap accounting a bomb would swap instead of hitting the limit.
+            swap = str(limits.memory_bytes) if cgroup.version == 1 else "0"
+            _write(directory / memory_files[1], swap)
+        else:
+            missing.append(f"memory_limit: cannot write {directory / memory_files[0]}")
+    if limits.max_processes is not None:
+        directory = cgroup.dirs["pids"]
+        if _write(directory / "pids.max", str(limits.max_processes)):
+            cgroup.active.add("pids")
+        else:
+            missing.append(f"pids_limit: cannot write {directory / 'pids.max'}")
+    return missing
+
+
+def find_cgroup_parents() -> tuple[dict[str, Path] | None, str]:
+    """Where job cgroups go, per controller; ``(None, reason)`` when nowhere usable."""
+    override = os.environ.get(CGROUP_ROOT_ENV)
+    if override:
+        root = Path(override)
+        if _is_v2(root):
+            return _v2_parents(root)
+        return None, f"cgroup: {CGROUP_ROOT_ENV}={override} is not a cgroup2 directory"
+    v1 = _v1_parents()
+    if v1 is not None:
+        return v1, ""
+    unified = _mount_points("cgroup2")
+    if unified:
+        return _v2_parents(unified[0][0] / _own_path("").lstrip("/"))
+    return None, "cgroup: no memory/pids cgroup controllers are mounted"
+
+
+def _v1_parents() -> dict[str, Path] | None:
+    parents: dict[str, Path] = {}
+    for mount_point, root, options in _mount_points("cgroup"):
+        for controller in _CONTROLLERS:
+            if controller in options.split(","):
+                own = _own_path(controller)
+                relative = own[len(root) :] if own.startswith(root) else own
+                parents[controller] = mount_point / relative.lstrip("/")
+    if set(parents) != set(_CONTROLLERS):
+        return None
+    if not all(os.access(parent, os.W_OK) for parent in parents.values()):
+        return None
+    return parents
+
+
+def _v2_parents(root: Path) -> tuple[dict[str, Path] | None, str]:
+    available = _read(root / "cgroup.controllers").split()
+    missing = [c for c in _CONTROLLERS if c not in available]
+    if missing:
+        return None, f"cgroup: v2 controllers {missing} not available in {root}"
+    enabled = _read(root / "cgroup.subtree_control").split()
+    for controller in _CONTROLLERS:
+        if controller not in enabled and not _write(
+            root / "cgroup.subtree_control", f"+{controller}"
+        ):
+            return None, (
+                f"cgroup: cannot enable {controller} below {root} (it holds processes); "
+                f"set {CGROUP_ROOT_ENV} to a delegated cgroup (systemd Delegate=yes)"
+            )
+    return {controller: root for controller in _CONTROLLERS}, ""
+
+
+def _mount_points(fstype: str) -> list[tuple[Path, str, str]]:
+    """(mount point, root inside the hierarchy, super options) of mounts of ``fstype``."""
+    found = []
+    for line in _read(Path("/proc/self/mountinfo")).splitlines():
+        before, _, after = line.partition(" - ")
+        fields, tail = before.split(), after.split()
+        if len(fields) >= 5 and len(tail) >= 3 and tail[0] == fstype:
+            found.append((Path(fields[4]), fields[3], tail[2]))
+    return found
+
+
+def _own_path(controller: str) -> str:
+    """The harness's cgroup path for ``controller`` ('' selects the v2 entry)."""
+    for line in _read(Path("/proc/self/cgroup")).splitlines():
+        _, controllers, path = line.split(":", 2)
+        if controller in controllers.split(",") or (controller == "" and controllers == ""):
+            return path
+    return "/"
+
+
+def _is_v2(directory: Path) -> bool:
+    return (directory / "cgroup.controllers").exists()
+
+
+def _counter(path: Path, key: str) -> int:
+    for line in _read(path).splitlines():
+        name, _, value = line.partition(" ")
+        if name == key and value.strip().isdigit():
+            return int(value)
+    return 0
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError:
+        return ""
+
+
+def _write(path: Path, text: str) -> bool:
+    try:
+        path.write_text(text)
+        return True
+    except OSError:
+        return False
+
+
+def _safe(label: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in label)[:40]
+
+
+def limit_events_of_pid(pid: int) -> tuple[bool, bool] | None:
+    """(memory limit hit, pids limit hit) of the cgroup that ``pid`` lives in, if readable.
+
+    Lets the docker backend read a container's limit events from the host while the
+    container still runs (a local engine only); ``None`` when they cannot be read.
+    """
+    memory_hit = pids_hit = False
+    found = False
+    for line in _read(Path(f"/proc/{pid}/cgroup")).splitlines():
+        _, controllers, path = line.split(":", 2)
+        names = controllers.split(",") if controllers else []
+        fstype = "cgroup" if names else "cgroup2"
+        for mount_point, root, options in _mount_points(fstype):
+            if names and not set(names) <= set(options.split(",")):
+                continue
+            relative = path[len(root) :] if path.startswith(root) else path
+            directory = mount_point / relative.lstrip("/")
+            if (directory / "pids.events").exists():
+                found = True
+                pids_hit = pids_hit or _counter(directory / "pids.events", "max") > 0
+            for events in ("memory.oom_control", "memory.events"):
+                if (directory / events).exists():
+                    found = True
+                    memory_hit = memory_hit or _counter(directory / events, "oom_kill") > 0
+    return (memory_hit, pids_hit) if found else None

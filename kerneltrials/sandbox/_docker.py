@@ -1,0 +1,277 @@
+"""The ``docker`` sandbox: one container per job, through the ``docker`` SDK.
+
+Any Docker-compatible engine works (Docker, podman's API service). A container gets no
+network, a read-only root, all capabilities dropped, memory/pids limits, nofile/nproc
+ulimits, an init process (so the job is not PID 1, which ignores default signals), and
+the job's scratch dir and mounts bound at the same paths as on the host. Containers
+cannot inherit descriptors, so the channel is a unix socket in a private bind-mounted
+directory (``KERNELTRIALS_CHANNEL=unix:/path``, see :mod:`._channel`).
+
+Images: ``KERNELTRIALS_DOCKER_IMAGE`` or the ``image`` argument. With the default, an
+empty base image (``localhost/kt-base:latest``, made by
+``shared/container-engine/start-docker-api.sh``), the host's system dirs, Python and this
+package are bound read-only; with a real worker image (``docker/worker.Dockerfile``) the
+image brings its own Python. See docs/design/sandbox.md.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from kerneltrials.sandbox._base import (
+    ExitInfo,
+    JobSpec,
+    Sandbox,
+    SandboxedProcess,
+    SandboxStartError,
+)
+from kerneltrials.sandbox._cgroups import limit_events_of_pid
+from kerneltrials.sandbox._channel import CHANNEL_ENV, UnixChannelRelay
+from kerneltrials.sandbox._env import redact, trim
+from kerneltrials.sandbox._namespaces import host_runtime_paths
+from kerneltrials.sandbox._process import sanitize_job_env, signal_from_returncode
+from kerneltrials.sandbox._registry import register_sandbox
+
+try:
+    import docker.client
+    import docker.errors
+    import requests.exceptions
+    from docker.types import DeviceRequest, LogConfig, Ulimit
+
+    import docker
+except ImportError as error:  # resolved lazily by the registry: say how to fix it
+    raise ImportError(
+        "the docker sandbox needs the docker SDK: pip install 'kerneltrials[docker]'"
+    ) from error
+
+IMAGE_ENV = "KERNELTRIALS_DOCKER_IMAGE"
+BIND_HOST_ENV = "KERNELTRIALS_DOCKER_BIND_HOST"
+DEFAULT_IMAGE = "localhost/kt-base:latest"
+JOB_LABEL = "kerneltrials.job"
+_NPROC_LIMIT = 4096  # per user, host-wide for non-root users: the pids limit bounds the job
+
+
+class DockerJob(SandboxedProcess):
+    """A running container; ``wait``/``kill`` end by reading its exit and removing it."""
+
+    def __init__(
+        self, container: Any, relay: UnixChannelRelay, job: JobSpec, isolation: dict[str, Any]
+    ) -> None:
+        self.container = container
+        self.channel = relay.parent_end
+        self.isolation = isolation
+        self.job = job
+        self._relay = relay
+        self._deadline = time.monotonic() + job.limits.wall_timeout_s
+        self._exit: ExitInfo | None = None
+        self._killed_by_harness = False
+        self._limit_events: tuple[bool, bool] | None = None
+
+    def seconds_left(self) -> float:
+        return self._deadline - time.monotonic()
+
+    def wait(self, timeout_s: float | None = None) -> ExitInfo | None:
+        if self._exit is not None:
+            return self._exit
+        budget = self.seconds_left() if timeout_s is None else min(timeout_s, self.seconds_left())
+        try:
+            self.container.wait(timeout=max(budget, 0.01))
+        except (requests.exceptions.ConnectionError, requests.exceptions.ReadTimeout):
+            if self.seconds_left() <= 0:
+                return self.kill("timeout")
+            return None
+        return self._finish(timed_out=False)
+
+    def kill(self, reason: str = "killed") -> ExitInfo:
+        if self._exit is not None:
+            return self._exit
+        self._limit_events = self._read_limit_events()  # the cgroup vanishes with the container
+        self._killed_by_harness = True
+        try:
+            self.container.kill()
+        except docker.errors.APIError:
+            pass  # already exited
+        return self._finish(timed_out=reason == "timeout")
+
+    def _read_limit_events(self) -> tuple[bool, bool] | None:
+        try:
+            self.container.reload()
+            pid = int(self.container.attrs["State"].get("Pid") or 0)
+        except docker.errors.APIError:
+            return None
+        return limit_events_of_pid(pid) if pid > 0 else None
+
+    def _finish(self, timed_out: bool) -> ExitInfo:
+        try:
+            self.container.wait(timeout=30)
+            self.container.reload()
+            state = self.container.attrs["State"]
+            stdout = self.container.logs(stdout=True, stderr=False)
+            stderr = self.container.logs(stdout=False, stderr=True)
+        except (docker.errors.APIError, requests.exceptions.RequestException) as error:
+            raise SandboxStartError(f"lost container of {self.job.label}: {error}") from error
+        finally:
+            self._remove()
+        returncode, signal_number = signal_from_returncode(int(state["ExitCode"]), wrapped=True)
+        memory_hit, pids_hit = self._limit_events or (False, False)
+        # The engine may not report OOM kills (podman on cgroup v1): a SIGKILL the harness
+        # did not send, under a memory limit, is the OOM killer's.
+        memory_hit = memory_hit or bool(state.get("OOMKilled"))
+        if signal_number == 9 and not self._killed_by_harness and self.job.limits.memory_bytes:
+            memory_hit = True
+        self._exit = ExitInfo(
+            returncode=returncode,
+            signal=signal_number,
+            timed_out=timed_out,
+            timeout_s=self.job.limits.wall_timeout_s if timed_out else None,
+            memory_limit_hit=memory_hit,
+            pids_limit_hit=pids_hit,
+            stdout=trim(redact(stdout.decode("utf-8", "replace"))),
+            stderr=trim(redact(stderr.decode("utf-8", "replace"))),
+        )
+        return self._exit
+
+    def _remove(self) -> None:
+        try:
+            self.container.remove(force=True)
+        except docker.errors.APIError:
+            pass
+        self._relay.close()
+        self.channel.close()
+        shutil.rmtree(self._relay.socket_path.parent, ignore_errors=True)
+
+
+@register_sandbox("docker")
+class DockerSandbox(Sandbox):
+    """One container per job.
+
+    Args:
+        image: the image (default: ``KERNELTRIALS_DOCKER_IMAGE`` or the empty base image).
+        base_url: the engine's API (default: ``DOCKER_HOST``, as the docker SDK reads it).
+        bind_host_runtime: bind the host's system dirs, Python and this package read-only
+            (default: ``KERNELTRIALS_DOCKER_BIND_HOST``, else only for the empty base image).
+        init: run an init process as PID 1 (``--init``), so the job is an ordinary process.
+    """
+
+    name = "docker"
+
+    def __init__(
+        self,
+        image: str | None = None,
+        base_url: str | None = None,
+        bind_host_runtime: bool | None = None,
+        init: bool = True,
+    ) -> None:
+        self.image = image or os.environ.get(IMAGE_ENV) or DEFAULT_IMAGE
+        if bind_host_runtime is None:
+            flag = os.environ.get(BIND_HOST_ENV)
+            bind_host_runtime = flag == "1" if flag else self.image == DEFAULT_IMAGE
+        self.bind_host_runtime = bind_host_runtime
+        self.init = init
+        try:
+            self.client = (
+                docker.client.DockerClient(base_url=base_url)
+                if base_url
+                else docker.client.from_env()
+            )
+            self.client.ping()
+        except docker.errors.DockerException as error:
+            raise SandboxStartError(
+                f"no container engine reachable ({error}): start one (e.g. "
+                "shared/container-engine/start-docker-api.sh) and export DOCKER_HOST"
+            ) from error
+
+    def features(self) -> dict[str, Any]:
+        return {
+            "backend": "docker",
+            "level": "container",
+            "image": self.image,
+            "session": True,
+            "rlimits": True,
+            "env_allowlist": True,
+            "network_isolated": True,
+            "pid_namespace": True,
+            "readonly_root": True,
+            "memory_limit": "engine",
+            "pids_limit": "engine",
+            "group_kill": "container",
+            "missing": [],
+        }
+
+    def start(self, job: JobSpec) -> SandboxedProcess:
+        job.scratch_dir.mkdir(parents=True, exist_ok=True)
+        channel_dir = Path(tempfile.mkdtemp(prefix="kt-channel-"))
+        relay = UnixChannelRelay(channel_dir)
+        env = sanitize_job_env(job.env, job.scratch_dir)
+        env[CHANNEL_ENV] = relay.address
+        try:
+            container = self.client.containers.create(
+                self.image, self._argv(job), environment=env, **self._options(job, channel_dir)
+            )
+            container.start()
+        except (docker.errors.DockerException, requests.exceptions.RequestException) as error:
+            relay.close(drain_s=0)
+            relay.parent_end.close()
+            shutil.rmtree(channel_dir, ignore_errors=True)
+            raise SandboxStartError(f"cannot start container for {job.label}: {error}") from error
+        return DockerJob(container, relay, job, self.features())
+
+    def _argv(self, job: JobSpec) -> list[str]:
+        argv = list(job.argv)
+        if not self.bind_host_runtime and argv and argv[0] == sys.executable:
+            argv[0] = "python3"  # the image's own interpreter, not the host's path
+        return argv
+
+    def _volumes(self, job: JobSpec, channel_dir: Path) -> dict[str, dict[str, str]]:
+        volumes: dict[str, dict[str, str]] = {}
+        if self.bind_host_runtime:
+            for path in host_runtime_paths():
+                volumes[str(path)] = {"bind": str(path), "mode": "ro"}
+        for mount in job.mounts:
+            mode = "rw" if mount.writable else "ro"
+            volumes[str(mount.path)] = {"bind": str(mount.path), "mode": mode}
+        volumes[str(job.scratch_dir)] = {"bind": str(job.scratch_dir), "mode": "rw"}
+        volumes[str(channel_dir)] = {"bind": str(channel_dir), "mode": "rw"}
+        return volumes
+
+    def _options(self, job: JobSpec, channel_dir: Path) -> dict[str, Any]:
+        limits = job.limits
+        ulimits = [Ulimit(name="nproc", soft=_NPROC_LIMIT, hard=_NPROC_LIMIT)]
+        if limits.max_open_files is not None:
+            ulimits.append(
+                Ulimit(name="nofile", soft=limits.max_open_files, hard=limits.max_open_files)
+            )
+        if limits.max_file_size_bytes is not None:
+            size = limits.max_file_size_bytes
+            ulimits.append(Ulimit(name="fsize", soft=size, hard=size))
+        if limits.cpu_time_s is not None:
+            ulimits.append(Ulimit(name="cpu", soft=limits.cpu_time_s, hard=limits.cpu_time_s + 5))
+        options: dict[str, Any] = {
+            "volumes": self._volumes(job, channel_dir),
+            "working_dir": str(job.scratch_dir),
+            "network_mode": "none",
+            "read_only": True,
+            "tmpfs": {"/tmp": "rw,size=256m,mode=1777"},
+            "cap_drop": ["ALL"],
+            "security_opt": ["no-new-privileges"],
+            "user": f"{os.getuid()}:{os.getgid()}",
+            "ulimits": ulimits,
+            "init": self.init,
+            "labels": {JOB_LABEL: job.label},
+            "log_config": LogConfig(type="json-file", config={"max-size": "8m"}),
+        }
+        if limits.memory_bytes is not None:
+            options["mem_limit"] = limits.memory_bytes
+            options["memswap_limit"] = limits.memory_bytes  # no swap: a bomb hits the limit
+        if limits.max_processes is not None:
+            options["pids_limit"] = limits.max_processes
+        if job.gpu_index is not None:
+            request = DeviceRequest(device_ids=[str(job.gpu_index)], capabilities=[["gpu"]])
+            options["device_requests"] = [request]
+        return options

@@ -1,0 +1,257 @@
+"""Checks that a task is not degenerate: a cheap output must not pass it.
+
+Each check builds the reference on one configuration and perturbs one thing — an
+input, a weight, one op of ``forward`` — and looks at whether the output moves. Codes
+(``degenerate:...``) are listed in :mod:`kerneltrials.tasks._validate`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import torch
+import torch.fx
+
+from kerneltrials.tasks._compare import changed_fraction, flatten_tensors, outputs_close
+from kerneltrials.tasks._instantiate import load_task_module, make_inputs, make_model
+from kerneltrials.tasks._spec import TaskSpec
+
+#: An op whose removal changes less than this fraction of the output is reported (warning).
+WEAK_OP_FRACTION = 0.001
+#: Scalar operands at most this large are numerical-safety epsilons (``x + eps``).
+EPSILON = 1e-3
+#: Output magnitudes at most this many atols count as "near zero".
+NEAR_ZERO_ATOLS = 10.0
+# Methods/functions that are no-ops on values, so removing them proves nothing.
+_VALUE_PRESERVING = {
+    "contiguous", "clone", "detach", "float", "double", "half", "bfloat16", "to", "type",
+    "type_as", "view", "view_as", "reshape", "reshape_as", "flatten", "squeeze", "unsqueeze",
+    "expand", "expand_as", "size", "dim", "getitem", "getattr", "dropout", "identity",
+}
+
+
+@dataclass(frozen=True)
+class ValidationProblem:
+    """One finding: ``code`` like ``degenerate:ignores_input[1]``, a detail, a severity."""
+
+    code: str
+    detail: str
+    severity: Literal["error", "warning"] = "error"
+
+
+@dataclass
+class Probe:
+    """A built reference on one configuration, with its base output."""
+
+    task: TaskSpec
+    module: Any
+    seed: int
+    model: torch.nn.Module
+    inputs: list[Any]
+    output: Any
+
+    @property
+    def tolerance(self) -> tuple[float, float]:
+        return self.task.tolerance()
+
+    def run(self, model: Any = None, inputs: list[Any] | None = None) -> Any:
+        with torch.no_grad():
+            return (model or self.model)(*(self.inputs if inputs is None else inputs))
+
+    def same(self, other: Any) -> bool:
+        return outputs_close(other, self.output, *self.tolerance)
+
+
+def make_probe(task: TaskSpec, overrides: dict[str, Any], seed: int) -> Probe:
+    """Build the reference on CPU under ``overrides`` and compute its output."""
+    module = load_task_module(task, overrides)
+    model = make_model(module, task, seed)
+    inputs = make_inputs(module, task, seed)
+    with torch.no_grad():
+        output = model(*inputs)
+    return Probe(task, module, seed, model, inputs, output)
+
+
+def check_output_values(probe: Probe) -> list[ValidationProblem]:
+    """Zero, near-zero or constant output (across elements and across a second seed)."""
+    atol, _ = probe.tolerance
+    tensors = [t.detach().double().flatten() for t in flatten_tensors(probe.output)]
+    if not tensors:
+        return [ValidationProblem("degenerate:no_tensor_output", "forward returns no tensor")]
+    values = torch.cat(tensors)
+    finite = values[torch.isfinite(values)]
+    if finite.numel() < values.numel():
+        return [ValidationProblem("degenerate:nonfinite_output",
+                                  f"{values.numel() - finite.numel()} NaN/Inf output elements")]
+    peak = finite.abs().max().item() if finite.numel() else 0.0
+    if peak <= NEAR_ZERO_ATOLS * atol:
+        return [ValidationProblem("degenerate:near_zero_output",
+                                  f"max |output| = {peak:.3g} <= {NEAR_ZERO_ATOLS:g} * atol")]
+    return []
+
+
+def check_constant_output(probe: Probe, reseeded: Probe) -> list[ValidationProblem]:
+    """Constant output: one value across all elements and across two seeds."""
+    atol, rtol = probe.tolerance
+    values = torch.cat([t.detach().double().flatten()
+                        for t in flatten_tensors(probe.output) + flatten_tensors(reseeded.output)])
+    spread = (values.max() - values.min()).item()
+    if spread <= atol + rtol * values.abs().max().item():
+        return [ValidationProblem("degenerate:constant_output",
+                                  f"every output element (two seeds) is within {spread:.3g} "
+                                  "of one value")]
+    return []
+
+
+def check_inputs_signed(probe: Probe) -> list[ValidationProblem]:
+    """Floating inputs must not all be non-negative (a ReLU would be a no-op on them)."""
+    floats = [(i, x) for i, x in enumerate(probe.inputs)
+              if isinstance(x, torch.Tensor) and x.is_floating_point()]
+    nonneg = [i for i, x in floats if x.numel() and x.min().item() >= 0]
+    problems = [ValidationProblem(f"inputs:nonnegative[{i}]", "input has no negative value",
+                                  "warning") for i in nonneg]
+    if floats and len(nonneg) == len(floats):
+        problems.append(ValidationProblem("degenerate:nonnegative_inputs",
+                                          "every floating input is non-negative"))
+    return problems
+
+
+def _replacement_input(probe: Probe, index: int, fresh: list[Any]) -> Any | None:
+    """Input ``index`` drawn from another seed, or noised when the draw is deterministic."""
+    original, candidate = probe.inputs[index], fresh[index]
+    if not isinstance(original, torch.Tensor):
+        return None
+    if not torch.equal(candidate, original):
+        return candidate
+    if original.is_floating_point():
+        scale = original.abs().mean().clamp_min(1.0)
+        return original + 0.5 * scale * torch.randn_like(original)
+    return None
+
+
+def check_inputs_used(probe: Probe) -> list[ValidationProblem]:
+    """Each tensor input, replaced by a fresh draw, must change the output."""
+    fresh = make_inputs(probe.module, probe.task, probe.seed + 1000)
+    problems = []
+    for index in range(len(probe.inputs)):
+        replacement = _replacement_input(probe, index, fresh)
+        if replacement is None:
+            continue
+        inputs = list(probe.inputs)
+        inputs[index] = replacement
+        if probe.same(probe.run(inputs=inputs)):
+            problems.append(ValidationProblem(
+                f"degenerate:ignores_input[{index}]",
+                "output unchanged when this input is redrawn"))
+    return problems
+
+
+def _perturbed(tensor: torch.Tensor) -> torch.Tensor:
+    scale = tensor.abs().mean().item() or 1.0
+    return tensor + 0.1 * scale * torch.randn_like(tensor)
+
+
+def check_weights_used(probe: Probe) -> list[ValidationProblem]:
+    """Each floating parameter/buffer, re-drawn (or perturbed), must change the output."""
+    reseeded = dict(make_model(probe.module, probe.task, probe.seed + 7).state_dict())
+    problems = []
+    for name, tensor in probe.model.state_dict().items():
+        if not tensor.is_floating_point() or tensor.numel() == 0:
+            continue
+        other = reseeded.get(name)
+        if other is None or torch.equal(other, tensor):
+            other = _perturbed(tensor)
+        saved = tensor.clone()
+        with torch.no_grad():
+            tensor.copy_(other)
+            unchanged = probe.same(probe.run())
+            tensor.copy_(saved)
+        if unchanged:
+            problems.append(ValidationProblem(f"degenerate:ignores_weight[{name}]",
+                                              "output unchanged when this weight changes"))
+    return problems
+
+
+def _op_name(node: torch.fx.Node) -> str:
+    target = node.target
+    return str(target) if isinstance(target, str) else getattr(target, "__name__", str(target))
+
+
+def _is_epsilon_op(node: torch.fx.Node) -> bool:
+    """``x + 1e-6``, ``clamp_min(x, 1e-12)``: needed for safety, invisible on test data."""
+    scalars = [a for a in node.args if isinstance(a, int | float) and not isinstance(a, bool)]
+    scalars += [v for v in node.kwargs.values()
+                if isinstance(v, int | float) and not isinstance(v, bool)]
+    tensors = [a for a in node.args if isinstance(a, torch.fx.Node)]
+    return len(tensors) == 1 and bool(scalars) and all(0 < abs(s) <= EPSILON for s in scalars)
+
+
+def _removable_nodes(graph_module: torch.fx.GraphModule) -> list[torch.fx.Node]:
+    """Compute nodes whose first tensor argument has the node's own shape and dtype."""
+    nodes = []
+    for node in graph_module.graph.nodes:
+        if node.op not in ("call_function", "call_method", "call_module"):
+            continue
+        if _op_name(node).lower() in _VALUE_PRESERVING:
+            continue
+        if _is_epsilon_op(node):
+            continue
+        first = next((a for a in node.args if isinstance(a, torch.fx.Node)), None)
+        meta, first_meta = node.meta.get("tensor_meta"), first and first.meta.get("tensor_meta")
+        if (first is not None and meta is not None and first_meta is not None
+                and hasattr(meta, "shape") and hasattr(first_meta, "shape")
+                and meta.shape == first_meta.shape and meta.dtype == first_meta.dtype):
+            nodes.append(node)
+    return nodes
+
+
+def _output_without(probe: Probe, node_name: str) -> Any:
+    """The output with node ``node_name`` replaced by its first tensor argument."""
+    graph_module = torch.fx.symbolic_trace(probe.model)  # a fresh copy of the graph
+    node = next(n for n in graph_module.graph.nodes if n.name == node_name)
+    first = next(a for a in node.args if isinstance(a, torch.fx.Node))
+    node.replace_all_uses_with(first)
+    graph_module.graph.erase_node(node)
+    graph_module.recompile()
+    return probe.run(model=graph_module)
+
+
+def trace_with_shapes(probe: Probe) -> torch.fx.GraphModule:
+    """``symbolic_trace`` the model and record shapes on every node."""
+    from torch.fx.passes.shape_prop import ShapeProp
+
+    graph_module = torch.fx.symbolic_trace(probe.model)
+    with torch.no_grad():
+        ShapeProp(graph_module).propagate(*probe.inputs)
+    return graph_module
+
+
+def check_redundant_ops(probe: Probe) -> list[ValidationProblem]:
+    """Each op of ``forward``, replaced by its first input, must change the output.
+
+    Ops whose removal changes fewer than ``WEAK_OP_FRACTION`` of the output elements are
+    a warning (the inputs barely exercise them). A model fx cannot trace is a warning.
+    """
+    try:
+        graph_module = trace_with_shapes(probe)
+    except Exception as error:  # control flow, unsupported modules: skip, do not fail
+        return [ValidationProblem("degenerate:untraceable",
+                                  f"torch.fx cannot trace forward ({type(error).__name__}); "
+                                  "redundant-op check skipped", "warning")]
+    problems = []
+    for node in _removable_nodes(graph_module):
+        try:
+            output = _output_without(probe, node.name)
+        except Exception:  # removing it breaks the graph: the op is needed
+            continue
+        atol, rtol = probe.tolerance
+        fraction = changed_fraction(output, probe.output, atol, rtol)
+        if probe.same(output):
+            problems.append(ValidationProblem(f"degenerate:redundant_op[{node.name}]",
+                                              "output unchanged when this op is removed"))
+        elif fraction < WEAK_OP_FRACTION:
+            problems.append(ValidationProblem(
+                f"degenerate:weak_op[{node.name}]",
+                f"removing this op changes only {fraction:.2%} of the output", "warning"))
+    return problems

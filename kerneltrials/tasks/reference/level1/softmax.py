@@ -1,0 +1,53 @@
+"""Reference solution for L1/softmax: a max-subtracted row softmax in C++ (double sums)."""
+
+import torch
+import torch.nn as nn
+from torch.utils.cpp_extension import load_inline
+
+cpp_source = r"""
+#include <torch/extension.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#define CHECK_F32(t) \
+    TORCH_CHECK((t).is_contiguous() && (t).scalar_type() == torch::kFloat32, \
+                #t " must be a contiguous float32 tensor")
+
+torch::Tensor softmax_rows(torch::Tensor x) {
+    CHECK_F32(x);
+    const int64_t cols = x.size(-1), rows = x.numel() / cols;
+    auto out = torch::empty_like(x);
+    const float* src = x.data_ptr<float>();
+    float* dst = out.data_ptr<float>();
+    #pragma omp parallel for schedule(static)
+    for (int64_t r = 0; r < rows; ++r) {
+        const float* in = src + r * cols;
+        float* o = dst + r * cols;
+        float peak = -INFINITY;
+        for (int64_t j = 0; j < cols; ++j) peak = std::max(peak, in[j]);
+        double total = 0.0;
+        for (int64_t j = 0; j < cols; ++j) { o[j] = std::exp(in[j] - peak); total += o[j]; }
+        const float inverse = static_cast<float>(1.0 / total);
+        for (int64_t j = 0; j < cols; ++j) o[j] *= inverse;
+    }
+    return out;
+}
+"""
+
+kernels = load_inline(
+    name="kt_ref_softmax",
+    cpp_sources=[cpp_source],
+    functions=['softmax_rows'],
+    extra_cflags=["-O3", "-fopenmp"],
+    extra_ldflags=["-fopenmp"],
+)
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return kernels.softmax_rows(x.contiguous())

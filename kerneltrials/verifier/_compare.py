@@ -1,0 +1,123 @@
+"""Compare a candidate's outputs with the reference's, in the parent process.
+
+Pure functions over tensors loaded with ``weights_only=True``: nothing the candidate
+wrote can execute here. Each failure is a ``code:detail`` reason string.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+TINY = 1e-12
+
+
+@dataclass
+class Comparison:
+    """The outcome of comparing one call's outputs."""
+
+    passed: bool = True
+    max_abs_err: float = 0.0
+    max_norm_err: float = 0.0
+    reasons: list[str] = field(default_factory=list)
+
+    def fail(self, reason: str) -> None:
+        self.passed = False
+        if reason not in self.reasons:
+            self.reasons.append(reason)
+
+
+def flatten(value: Any) -> list[Any]:
+    if isinstance(value, list | tuple):
+        return [leaf for item in value for leaf in flatten(item)]
+    return [value]
+
+
+def same_structure(reference: Any, candidate: Any) -> bool:
+    if isinstance(reference, list | tuple):
+        return (isinstance(candidate, list | tuple) and len(reference) == len(candidate)
+                and all(same_structure(r, c) for r, c in zip(reference, candidate, strict=True)))
+    return isinstance(reference, torch.Tensor) == isinstance(candidate, torch.Tensor)
+
+
+def _shape(tensor: torch.Tensor) -> str:
+    return "(" + ",".join(str(d) for d in tensor.shape) + ")"
+
+
+def compare_tensor(reference: torch.Tensor, candidate: torch.Tensor, atol: float, rtol: float,
+                   result: Comparison, label: str = "output") -> None:
+    """allclose AND normalised error <= rtol; NaN/Inf where the reference has none fails."""
+    if candidate.dtype != reference.dtype:
+        result.fail(f"correctness:dtype[{label}]={candidate.dtype} expected {reference.dtype}")
+        return
+    if candidate.shape != reference.shape:
+        result.fail(f"correctness:shape[{label}]={_shape(candidate)} expected {_shape(reference)}")
+        return
+    if reference.numel() == 0:
+        return
+    if not reference.is_floating_point() and not reference.is_complex():
+        if not torch.equal(reference, candidate):
+            result.fail(f"correctness:values_differ[{label}]")
+        return
+    ref64, out64 = reference.double(), candidate.double()
+    ref_finite, out_finite = torch.isfinite(ref64), torch.isfinite(out64)
+    if bool((ref_finite & ~out_finite).any()):
+        result.fail(f"correctness:nan_or_inf[{label}]")
+        return
+    if not torch.equal(ref_finite, out_finite) or not torch.equal(
+            ref64[~ref_finite].nan_to_num(), out64[~out_finite].nan_to_num()):
+        result.fail(f"correctness:nonfinite_mismatch[{label}]")
+        return
+    diff = (out64 - ref64).abs()[ref_finite]
+    max_abs = float(diff.max()) if diff.numel() else 0.0
+    scale = float(ref64[ref_finite].abs().max()) if diff.numel() else 0.0
+    max_norm = max_abs / max(scale, TINY)
+    result.max_abs_err = max(result.max_abs_err, max_abs)
+    result.max_norm_err = max(result.max_norm_err, max_norm)
+    close = torch.allclose(out64, ref64, atol=atol, rtol=rtol, equal_nan=True)
+    if not close or max_norm > rtol:
+        result.fail(f"correctness:max_abs_err={max_abs:.3g}[{label}] (normalised {max_norm:.3g}, "
+                    f"tolerance {rtol:g})")
+
+
+def compare_outputs(reference: Any, candidate: Any, atol: float, rtol: float) -> Comparison:
+    """Compare one call's outputs (a tensor or a nested tuple/list of tensors)."""
+    result = Comparison()
+    if not same_structure(reference, candidate):
+        result.fail("correctness:output_structure (expected "
+                    f"{_describe(reference)}, got {_describe(candidate)})")
+        return result
+    for index, (ref, out) in enumerate(zip(flatten(reference), flatten(candidate), strict=True)):
+        if isinstance(ref, torch.Tensor):
+            compare_tensor(ref, out, atol, rtol, result, label=f"output{index}")
+    return result
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, list | tuple):
+        return f"{type(value).__name__} of {len(value)}"
+    return type(value).__name__
+
+
+def find_mutated_inputs(before: list[Any], after: list[Any] | None) -> list[int]:
+    """Indices of tensor inputs the candidate changed in place."""
+    if after is None or len(after) != len(before):
+        return list(range(len(before)))
+    mutated = []
+    for index, (old, new) in enumerate(zip(before, after, strict=True)):
+        if isinstance(old, torch.Tensor):
+            if not isinstance(new, torch.Tensor) or old.shape != new.shape or not torch.equal(
+                    old.nan_to_num(), new.nan_to_num()):
+                mutated.append(index)
+    return mutated
+
+
+def non_exact_types(structure: Any) -> list[str]:
+    """Types in a worker's output description that are not exactly ``torch.Tensor``."""
+    if isinstance(structure, list):
+        return [name for item in structure for name in non_exact_types(item)]
+    if isinstance(structure, dict) and not structure.get("exact_tensor", False):
+        return [str(structure.get("type"))]
+    return []

@@ -1,0 +1,47 @@
+"""What machine a verdict was measured on: part of every verdict and of cache keys."""
+
+from __future__ import annotations
+
+import functools
+import os
+import platform
+from typing import Any
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+@functools.cache
+def hardware_fingerprint(backend: str) -> dict[str, Any]:
+    """CPU/GPU model, core count, torch and toolchain versions."""
+    import torch
+
+    from kerneltrials.verifier._compiler import toolchain_fingerprint
+
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    info: dict[str, Any] = {
+        "cpu": _cpu_model(),
+        "cores": cores,
+        "machine": platform.machine(),
+        "torch": torch.__version__,
+        "python": platform.python_version(),
+        "toolchain": toolchain_fingerprint(backend),
+    }
+    if backend == "cuda" and torch.cuda.is_available():
+        info["gpu"] = torch.cuda.get_device_name(0)
+        info["cuda"] = torch.version.cuda
+    return info
+
+
+def gpu_available() -> bool:
+    import torch
+
+    return bool(torch.cuda.is_available())

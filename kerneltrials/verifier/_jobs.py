@@ -1,0 +1,107 @@
+"""Parent side of a worker job: start it in a sandbox, send requests, read replies.
+
+A reply is trusted only as far as the parent checks it: frames without the job's nonce
+are a forgery, and a worker that dies or stops answering becomes :class:`JobDied`
+with the sandbox's own account of how it ended.
+"""
+
+from __future__ import annotations
+
+import secrets
+import sys
+from pathlib import Path
+from typing import Any
+
+from kerneltrials.sandbox import ExitInfo, JobSpec, Mount, Sandbox, SandboxLimits, build_job_env
+from kerneltrials.verifier._protocol import ChannelClosed, ChannelTimeout, recv_frame, send_frame
+
+
+class JobDied(Exception):
+    """The worker exited, was killed, or stopped answering."""
+
+    def __init__(self, role: str, exit_info: ExitInfo, during: str) -> None:
+        super().__init__(f"{role} worker {exit_info.describe()} during {during}")
+        self.role = role
+        self.exit_info = exit_info
+        self.during = during
+
+
+class ForgedReply(Exception):
+    """A frame on the channel did not carry the job's nonce."""
+
+
+class WorkerFailed(Exception):
+    """The worker answered with a failure of some ``kind`` (see ``_worker_ops``)."""
+
+    def __init__(self, kind: str, message: str, detail: str = "") -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.detail = detail
+
+
+def worker_argv(role: str) -> list[str]:
+    return [sys.executable, "-m", "kerneltrials.verifier._worker", role]
+
+
+class WorkerJob:
+    """One worker process of one role, for the lifetime of one verification."""
+
+    def __init__(self, sandbox: Sandbox, role: str, job_dir: Path, mounts: list[Mount],
+                 limits: SandboxLimits, extra_env: dict[str, str] | None = None,
+                 gpu_index: int | None = None) -> None:
+        self.role = role
+        self.nonce = secrets.token_hex(16)
+        scratch = job_dir / f"scratch-{role}"
+        env = build_job_env({"KERNELTRIALS_NONCE": self.nonce, "PYTHONDONTWRITEBYTECODE": "1",
+                             **(extra_env or {})})
+        spec = JobSpec(argv=worker_argv(role), env=env, scratch_dir=scratch, mounts=mounts,
+                       limits=limits, gpu_index=gpu_index, label=f"{role} worker")
+        self.process = sandbox.start(spec)
+        self.exit_info: ExitInfo | None = None
+
+    @property
+    def isolation(self) -> dict[str, Any]:
+        return dict(self.process.isolation)
+
+    def request(self, op: str, timeout_s: float, **fields: Any) -> dict[str, Any]:
+        """Send one request and return the worker's successful reply.
+
+        Raises :class:`WorkerFailed`, :class:`JobDied` or :class:`ForgedReply`.
+        """
+        budget = max(0.1, min(timeout_s, self.process.seconds_left()))
+        try:
+            send_frame(self.process.channel, {"op": op, **fields})
+            reply = recv_frame(self.process.channel, timeout_s=budget)
+        except ChannelTimeout:
+            self.exit_info = self.process.kill("timeout")
+            raise JobDied(self.role, _as_timeout(self.exit_info), op) from None
+        except (ChannelClosed, OSError):
+            self.exit_info = self.process.wait(timeout_s=10) or self.process.kill()
+            raise JobDied(self.role, self.exit_info, op) from None
+        if reply.get("nonce") != self.nonce:
+            self.exit_info = self.process.kill()
+            raise ForgedReply(f"{self.role} worker sent a frame without the job nonce")
+        if not reply.get("ok"):
+            raise WorkerFailed(str(reply.get("kind")), str(reply.get("message")),
+                               str(reply.get("detail", "")))
+        return reply
+
+    def close(self) -> ExitInfo:
+        """Ask the worker to exit; kill it if it does not."""
+        if self.exit_info is not None:
+            return self.exit_info
+        try:
+            send_frame(self.process.channel, {"op": "exit"})
+            recv_frame(self.process.channel, timeout_s=5)
+        except (ChannelClosed, ChannelTimeout, OSError):
+            pass
+        self.exit_info = self.process.wait(timeout_s=5) or self.process.kill()
+        return self.exit_info
+
+
+def _as_timeout(info: ExitInfo) -> ExitInfo:
+    if info.timed_out:
+        return info
+    return ExitInfo(returncode=info.returncode, signal=info.signal, timed_out=True,
+                    memory_limit_hit=info.memory_limit_hit, pids_limit_hit=info.pids_limit_hit,
+                    stdout=info.stdout, stderr=info.stderr)

@@ -1,0 +1,51 @@
+"""Options of one verification, with the defaults of DESIGN.md."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kerneltrials.sandbox import SandboxLimits
+
+
+@dataclass(frozen=True)
+class TimingOptions:
+    """How long and how carefully to time each side of each configuration."""
+
+    warmup_calls: int = 3  # untimed calls per side before measuring (compile happens here)
+    target_rse: float = 0.01  # stop once the median's relative standard error is below this
+    max_measure_s: float = 2.0  # ... or once this much time was measured for a side
+    max_wall_s: float = 8.0  # ... or once this much wall time went into a side (flushes)
+    min_calls: int = 5  # never fewer timed calls per side
+    max_calls: int = 400  # never more
+    batch_target_s: float = 0.05  # measured time per request; the order is shuffled per round
+
+
+#: Fast, noisy settings for tests and smoke runs.
+QUICK_TIMING = TimingOptions(warmup_calls=1, target_rse=0.05, max_measure_s=0.15, max_wall_s=1.0,
+                             min_calls=3, max_calls=20, batch_target_s=0.03)
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    """Everything that decides how a candidate is verified."""
+
+    backend: str = "cpu"  # "cpu" or "cuda"
+    profile: str | None = None  # shape profile; default follows the backend
+    policy: str | None = None  # "strict" / "mixed"; default follows the task's level
+    sandbox: str = "process"
+    hidden_seed: int | None = None  # None draws a fresh seed (recorded in the verdict)
+    seeds: int = 2  # input seeds per configuration
+    compile_baseline: bool = True  # also time torch.compile (mode "default")
+    timing: TimingOptions = field(default_factory=TimingOptions)
+    build_timeout_s: float = 600.0
+    run_timeout_s: float = 300.0  # the whole correctness + timing job of the candidate
+    call_timeout_s: float = 60.0  # one request to a worker (a few calls)
+    memory_bytes: int = 8 * 1024**3
+    max_processes: int = 256  # threads count too (OpenMP, torch)
+
+    def resolved_profile(self) -> str:
+        return self.profile or ("gpu" if self.backend == "cuda" else "cpu")
+
+    def limits(self, timeout_s: float) -> SandboxLimits:
+        return SandboxLimits(wall_timeout_s=timeout_s, memory_bytes=self.memory_bytes,
+                             max_processes=self.max_processes)

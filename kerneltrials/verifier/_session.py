@@ -1,0 +1,89 @@
+"""The state of one verification: its directories, workers and the verdict being built."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kerneltrials.sandbox import Mount, Sandbox, resolve_sandbox
+from kerneltrials.tasks import ShapeConfig, TaskSpec
+from kerneltrials.verifier._compiler import cache_root
+from kerneltrials.verifier._jobs import WorkerJob
+from kerneltrials.verifier._options import CheckOptions
+from kerneltrials.verifier.verdict import ConfigResult, Status
+
+
+class Outcome(Exception):
+    """Ends a verification early with a status and reasons (the candidate's outcome)."""
+
+    def __init__(self, status: Status, *reasons: str) -> None:
+        super().__init__(f"{status}: {'; '.join(reasons)}")
+        self.status = status
+        self.reasons = list(reasons)
+
+
+@dataclass
+class Session:
+    """Directories are laid out so each worker can write only where it must:
+    ``exchange/`` (inputs; the reference writes, the candidate reads), ``private/``
+    (reference outputs; never visible to the candidate), ``candidate-out/``.
+    """
+
+    task: TaskSpec
+    source: str
+    options: CheckOptions
+    configs: list[ShapeConfig]
+    hidden_seed: int
+    root: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="kt-check-")))
+    sandbox: Sandbox | None = None
+    workers: list[WorkerJob] = field(default_factory=list)
+    artifacts: list[dict[str, Any]] = field(default_factory=list)
+    results: dict[str, ConfigResult] = field(default_factory=dict)
+    reasons: list[str] = field(default_factory=list)
+    isolation: dict[str, Any] = field(default_factory=dict)
+    build_info: dict[str, Any] = field(default_factory=dict)
+    durations_s: dict[str, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name in ("candidate", "exchange", "private", "candidate-out"):
+            (self.root / name).mkdir(parents=True, exist_ok=True)
+        self.candidate_path.write_text(self.source)
+        self.sandbox = resolve_sandbox(self.options.sandbox)
+
+    @property
+    def candidate_path(self) -> Path:
+        return self.root / "candidate" / "candidate.py"
+
+    def path(self, area: str, name: str) -> str:
+        return str(self.root / area / name)
+
+    def mounts_for(self, role: str) -> list[Mount]:
+        cache = cache_root()
+        cache.mkdir(parents=True, exist_ok=True)
+        if role == "build":
+            return [Mount(self.root / "candidate"), Mount(cache, writable=True)]
+        if role == "reference":
+            return [Mount(self.root / "exchange", writable=True),
+                    Mount(self.root / "private", writable=True), Mount(cache)]
+        return [Mount(self.root / "candidate"), Mount(self.root / "exchange"),
+                Mount(self.root / "candidate-out", writable=True), Mount(cache)]
+
+    def start_worker(self, role: str, timeout_s: float) -> WorkerJob:
+        assert self.sandbox is not None
+        job = WorkerJob(self.sandbox, role, self.root, self.mounts_for(role),
+                        self.options.limits(timeout_s))
+        self.workers.append(job)
+        if role == "candidate":
+            self.isolation = job.isolation
+        return job
+
+    def fail(self, status: Status, *reasons: str) -> Outcome:
+        return Outcome(status, *reasons)
+
+    def close(self) -> None:
+        for worker in self.workers:
+            worker.close()
+        shutil.rmtree(self.root, ignore_errors=True)

@@ -1,0 +1,200 @@
+"""The verifier's stages after the static checks: build, correctness (timing is in
+``_timing_loop``). Each raises :class:`Outcome` to end the verification early."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import torch
+
+from kerneltrials.sandbox import SandboxStartError
+from kerneltrials.sandbox._env import trim
+from kerneltrials.tasks import ShapeConfig, TaskError
+from kerneltrials.verifier._compare import (
+    compare_outputs,
+    find_mutated_inputs,
+    non_exact_types,
+)
+from kerneltrials.verifier._jobs import ForgedReply, JobDied, WorkerFailed, WorkerJob
+from kerneltrials.verifier._session import Outcome, Session
+from kerneltrials.verifier.verdict import ConfigResult, Status
+
+INIT_SEED = 42
+#: Input seeds per configuration; the reference draws inputs with seed + 1 (see tasks).
+INPUT_SEEDS = (1234, 98765, 55555, 31337)
+
+_FAILURE_STATUS = {
+    "compile_error": Status.COMPILE_ERROR,
+    "import_error": Status.RUNTIME_ERROR,
+    "candidate_exception": Status.RUNTIME_ERROR,
+    "no_kernel": Status.REJECTED,
+    "no_model_new": Status.REJECTED,
+}
+_FAILURE_REASON = {
+    "compile_error": "build:compile_error",
+    "import_error": "runtime:import_error",
+    "candidate_exception": "runtime:exception",
+    "no_kernel": "static:no_custom_kernel",
+    "no_model_new": "static:no_model_new",
+}
+
+
+def candidate_failure(error: Exception, stage: str) -> Outcome:
+    """Map a failure of a candidate-side worker to the candidate's verdict."""
+    if isinstance(error, ForgedReply):
+        return Outcome(Status.REJECTED, f"integrity:forged_channel_frame:{error}")
+    if isinstance(error, JobDied):
+        info = error.exit_info
+        output = trim(info.stderr.strip(), 1500)
+        detail = f"{stage}:{info.describe()} during {error.during}" + (f"\n{output}" if output else "")
+        status = Status.TIMEOUT if info.timed_out else Status.RUNTIME_ERROR
+        return Outcome(status, f"{'timeout' if info.timed_out else 'runtime'}:{detail}")
+    if isinstance(error, WorkerFailed):
+        status = _FAILURE_STATUS.get(error.kind, Status.RUNTIME_ERROR)
+        reason = _FAILURE_REASON.get(error.kind, f"runtime:{error.kind}")
+        detail = trim(error.detail.strip() or str(error), 3000)
+        return Outcome(status, f"{reason}:{error}" + (f"\n{detail}" if detail else ""))
+    raise error
+
+
+def reference_failure(error: Exception, task_path: str) -> Exception:
+    """A failing reference is the task's problem (exit 2) or the harness's (``error``)."""
+    if isinstance(error, WorkerFailed) and error.kind == "task_error":
+        return TaskError(task_path, f"{error}\n{trim(error.detail, 2000)}".strip())
+    if isinstance(error, JobDied):
+        return Outcome(Status.ERROR, f"harness:reference worker {error.exit_info.describe()} "
+                                     f"during {error.during}")
+    return Outcome(Status.ERROR, f"harness:reference worker failed: {error}")
+
+
+def build_stage(session: Session) -> None:
+    """Import the candidate with ``load_inline`` intercepted and build what it asks for."""
+    started = time.perf_counter()
+    try:
+        worker = session.start_worker("build", session.options.build_timeout_s)
+    except SandboxStartError as error:
+        raise Outcome(Status.ERROR, f"harness:sandbox:{error}") from error
+    try:
+        reply = worker.request("build", session.options.build_timeout_s,
+                               candidate=str(session.candidate_path),
+                               backend=session.options.backend)
+    except (WorkerFailed, JobDied, ForgedReply) as error:
+        raise candidate_failure(error, "build") from error
+    finally:
+        worker.close()
+    session.artifacts = reply["artifacts"]
+    session.durations_s["build"] = time.perf_counter() - started
+    session.build_info = {
+        "cache_hit": all(item["artifact"]["cache_hit"] for item in session.artifacts),
+        "build_s": sum(item["artifact"]["build_s"] for item in session.artifacts),
+        "keys": [item["artifact"]["key"] for item in session.artifacts],
+    }
+
+
+def start_workers(session: Session) -> tuple[WorkerJob, WorkerJob]:
+    """The reference worker (never sees the candidate) and the candidate worker."""
+    task = session.task
+    load = {"source": task.source, "path": task.path, "task_id": task.id, "name": task.name,
+            "backend": session.options.backend}
+    try:
+        reference = session.start_worker("reference", session.options.run_timeout_s * 2)
+        candidate = session.start_worker("candidate", session.options.run_timeout_s)
+    except SandboxStartError as error:
+        raise Outcome(Status.ERROR, f"harness:sandbox:{error}") from error
+    try:
+        reference.request("load_task", session.options.call_timeout_s, **load)
+    except (WorkerFailed, JobDied) as error:
+        raise reference_failure(error, task.path) from error
+    try:
+        candidate.request("load_task", session.options.call_timeout_s, **load)
+        candidate.request("load_candidate", session.options.call_timeout_s,
+                          candidate=str(session.candidate_path),
+                          backend=session.options.backend, artifacts=session.artifacts)
+    except (WorkerFailed, JobDied, ForgedReply) as error:
+        raise candidate_failure(error, "load") from error
+    return reference, candidate
+
+
+def _setup_config(session: Session, reference: WorkerJob, candidate: WorkerJob,
+                  config: ShapeConfig) -> None:
+    fields = {"config": config.name, "overrides": config.overrides, "init_seed": INIT_SEED}
+    try:
+        reference.request("setup", session.options.call_timeout_s, **fields)
+    except (WorkerFailed, JobDied) as error:
+        raise reference_failure(error, session.task.path) from error
+    try:
+        candidate.request("setup", session.options.call_timeout_s, **fields)
+    except (WorkerFailed, JobDied, ForgedReply) as error:
+        raise candidate_failure(error, f"setup[{config.name}]") from error
+
+
+def _check_one_seed(session: Session, reference: WorkerJob, candidate: WorkerJob,
+                    config: ShapeConfig, seed: int, result: ConfigResult) -> None:
+    tag = f"{config.name}-{seed}"
+    inputs_path = session.path("exchange", f"inputs-{tag}.pt")
+    ref_path = session.path("private", f"reference-{tag}.pt")
+    out_path = session.path("candidate-out", f"outputs-{tag}.pt")
+    timeout = session.options.call_timeout_s
+    try:
+        reference.request("inputs", timeout, config=config.name, seed=seed, path=inputs_path)
+    except (WorkerFailed, JobDied) as error:
+        raise reference_failure(error, session.task.path) from error
+    try:  # the candidate runs first, before any reference output exists
+        reply = candidate.request("run", timeout, config=config.name, inputs_path=inputs_path,
+                                  path=out_path, repeats=2)
+    except (WorkerFailed, JobDied, ForgedReply) as error:
+        raise candidate_failure(error, f"run[{config.name}]") from error
+    try:
+        reference.request("reference", timeout, config=config.name, inputs_path=inputs_path,
+                          path=ref_path)
+    except (WorkerFailed, JobDied) as error:
+        raise reference_failure(error, session.task.path) from error
+    _judge_outputs(session, config, reply, inputs_path, ref_path, out_path, result)
+
+
+def _judge_outputs(session: Session, config: ShapeConfig, reply: dict[str, Any],
+                   inputs_path: str, ref_path: str, out_path: str, result: ConfigResult) -> None:
+    bad_types = sorted({name for s in reply.get("structures", []) for name in non_exact_types(s)})
+    if bad_types:
+        raise Outcome(Status.REJECTED, f"integrity:output_not_plain_tensor:{', '.join(bad_types)}")
+    try:
+        produced = torch.load(out_path, weights_only=True)
+        outputs, inputs_after = produced["outputs"], produced["inputs_after"]
+    except Exception as error:  # the candidate controls that file: unreadable is its failure
+        raise Outcome(Status.INCORRECT, f"correctness:unreadable_outputs:{error}") from error
+    expected = torch.load(ref_path, weights_only=True)
+    inputs = torch.load(inputs_path, weights_only=True)
+    atol, rtol = session.task.tolerance()
+    reasons = []
+    first = compare_outputs(expected, outputs[0], atol, rtol)
+    reasons += first.reasons
+    result.max_abs_err = max(result.max_abs_err or 0.0, first.max_abs_err)
+    result.max_norm_err = max(result.max_norm_err or 0.0, first.max_norm_err)
+    if first.passed and len(outputs) > 1:
+        again = compare_outputs(outputs[0], outputs[1], atol, rtol)
+        reasons += [f"correctness:repeat_mismatch ({r.split(':', 1)[-1]})" for r in again.reasons]
+    mutated = find_mutated_inputs(inputs, inputs_after)
+    reasons += [f"correctness:input_mutated[{index}]" for index in mutated]
+    if reasons:
+        result.passed = False
+        result.detail = result.detail or reasons[0]
+        for reason in reasons:
+            session.reasons.append(f"{reason} on {config.name}")
+
+
+def correctness_stage(session: Session, reference: WorkerJob, candidate: WorkerJob) -> bool:
+    """Every configuration (hidden ones included) with several input seeds."""
+    started = time.perf_counter()
+    seeds = INPUT_SEEDS[: max(1, min(session.options.seeds, len(INPUT_SEEDS)))]
+    all_passed = True
+    for config in session.configs:
+        result = ConfigResult(name=config.name, kind=config.kind,
+                              params=session.task.resolved_params(config.overrides), passed=True)
+        session.results[config.name] = result
+        _setup_config(session, reference, candidate, config)
+        for seed in seeds:
+            _check_one_seed(session, reference, candidate, config, seed, result)
+        all_passed &= result.passed
+    session.durations_s["correctness"] = time.perf_counter() - started
+    return all_passed

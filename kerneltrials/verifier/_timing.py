@@ -1,0 +1,80 @@
+"""Timing one side's calls inside a worker: the same loop for candidate and baselines.
+
+See docs/design/timing.md. Each timed call gets fresh inputs (a clone of one of a few
+pre-generated sets), a cache flush, and a device-wide synchronisation on each side.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+#: Bytes written between timed calls to evict caches. The LLC reported by a VM can be
+#: hundreds of MiB (480 MiB here on 2 vCPUs); 64 MiB evicts the private caches and the
+#: share of the LLC that one job can realistically keep hot, at a bounded cost.
+CPU_FLUSH_BYTES = 64 * 1024 * 1024
+GPU_FLUSH_BYTES = 256 * 1024 * 1024
+
+
+@dataclass
+class DeviceOps:
+    """What differs between backends: placement, synchronisation, the timer, the flush."""
+
+    device: str
+    flush_buffer: torch.Tensor
+
+    def synchronize(self) -> None:
+        if self.device == "cuda":
+            torch.cuda.synchronize()  # device-wide: every stream, not just the current one
+
+    def flush(self) -> None:
+        self.flush_buffer.add_(1)
+        self.synchronize()
+
+
+def make_device_ops(device: str) -> DeviceOps:
+    size = GPU_FLUSH_BYTES if device == "cuda" else CPU_FLUSH_BYTES
+    buffer = torch.zeros(size // 4, dtype=torch.int32, device=device)
+    return DeviceOps(device=device, flush_buffer=buffer)
+
+
+def use_all_cores() -> int:
+    """Both sides time with the same thread count: every core of the node."""
+    threads = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    torch.set_num_threads(max(1, threads or 1))
+    return torch.get_num_threads()
+
+
+def clone_inputs(inputs: Sequence[Any]) -> list[Any]:
+    return [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
+
+
+def time_calls(
+    call: Callable[..., Any],
+    input_pool: Sequence[Sequence[Any]],
+    n_calls: int,
+    ops: DeviceOps,
+    timer: Callable[[], int] = time.perf_counter_ns,
+) -> list[float]:
+    """Milliseconds of ``n_calls`` calls, each on fresh inputs after a cache flush."""
+    times_ms = []
+    for index in range(n_calls):
+        inputs = clone_inputs(input_pool[index % len(input_pool)])
+        ops.flush()
+        if ops.device == "cuda":
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            call(*inputs)
+            end.record()
+            ops.synchronize()
+            times_ms.append(float(start.elapsed_time(end)))
+        else:
+            started = timer()
+            call(*inputs)
+            times_ms.append((timer() - started) / 1e6)
+    return times_ms

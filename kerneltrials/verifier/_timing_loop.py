@@ -1,0 +1,96 @@
+"""Timing, driven by the parent: candidate and baselines interleaved in shuffled order.
+
+The candidate worker times its own calls; the parent also timestamps every batch it
+orders over the pipe, and a batch whose in-process total exceeds the outside wall time
+cannot be honest (docs/design/timing.md).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from dataclasses import dataclass, field
+
+from kerneltrials.tasks import ShapeConfig
+from kerneltrials.verifier._jobs import ForgedReply, JobDied, WorkerFailed, WorkerJob
+from kerneltrials.verifier._options import TimingOptions
+from kerneltrials.verifier._session import Outcome, Session
+from kerneltrials.verifier._stages import candidate_failure, reference_failure
+from kerneltrials.verifier._stats import iqr, median, median_rse
+from kerneltrials.verifier.verdict import Status, TimingStats
+
+#: Slack for the outside-versus-inside cross-check: pipe and scheduling latency.
+OUTER_SLACK_S = 0.005
+
+
+@dataclass
+class Side:
+    name: str  # "candidate", "eager", "compile"
+    worker: WorkerJob
+    mode: str
+    samples_ms: list[float] = field(default_factory=list)
+    wall_s: float = 0.0
+    batch: int = 1
+
+    def done(self, options: TimingOptions) -> bool:
+        count = len(self.samples_ms)
+        if count >= options.max_calls:
+            return True
+        if count < options.min_calls:
+            return False
+        measured_s = sum(self.samples_ms) / 1000
+        return (median_rse(self.samples_ms) < options.target_rse
+                or measured_s >= options.max_measure_s or self.wall_s >= options.max_wall_s)
+
+    def stats(self) -> TimingStats:
+        rse = median_rse(self.samples_ms)
+        return TimingStats(median=median(self.samples_ms), iqr=iqr(self.samples_ms),
+                           n=len(self.samples_ms), rse=rse if math.isfinite(rse) else None)
+
+
+def _request_times(session: Session, side: Side, config: ShapeConfig, n_calls: int,
+                   timeout_s: float) -> list[float]:
+    try:
+        started = time.monotonic()
+        reply = side.worker.request("time", timeout_s, config=config.name, mode=side.mode,
+                                    n_calls=n_calls)
+        outer_s = time.monotonic() - started
+    except (WorkerFailed, JobDied, ForgedReply) as error:
+        if side.name == "candidate":
+            raise candidate_failure(error, f"timing[{config.name}]") from error
+        raise reference_failure(error, session.task.path) from error
+    times = [float(t) for t in reply["times_ms"]]
+    if len(times) != n_calls or any(not math.isfinite(t) or t < 0 for t in times):
+        raise Outcome(Status.REJECTED, f"integrity:malformed_timings on {config.name}")
+    if side.name == "candidate" and sum(times) / 1000 > outer_s + OUTER_SLACK_S:
+        raise Outcome(Status.REJECTED, f"integrity:timer_inconsistent on {config.name}: "
+                      f"{sum(times):.1f} ms measured inside, {outer_s * 1000:.1f} ms outside")
+    return times
+
+
+def _warm_up(session: Session, side: Side, config: ShapeConfig) -> None:
+    options = session.options.timing
+    # The compile baseline compiles during its first call: give it the build budget.
+    timeout = session.options.build_timeout_s if side.mode == "compile" else (
+        session.options.call_timeout_s)
+    times = _request_times(session, side, config, max(1, options.warmup_calls), timeout)
+    per_call_s = max(min(times) / 1000, 1e-6)
+    side.batch = max(1, min(50, int(options.batch_target_s / per_call_s)))
+
+
+def time_config(session: Session, sides: list[Side], config: ShapeConfig) -> None:
+    """Measure every side on ``config`` until each is precise enough or out of budget."""
+    options = session.options.timing
+    rng = random.Random(f"{session.hidden_seed}:{config.name}")
+    for side in sides:
+        side.samples_ms, side.wall_s = [], 0.0
+        _warm_up(session, side, config)
+    while not all(side.done(options) for side in sides):
+        order = [side for side in sides if not side.done(options)]
+        rng.shuffle(order)
+        for side in order:
+            started = time.monotonic()
+            side.samples_ms += _request_times(session, side, config, side.batch,
+                                              session.options.call_timeout_s)
+            side.wall_s += time.monotonic() - started

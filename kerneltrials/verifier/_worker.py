@@ -1,0 +1,67 @@
+"""The worker process: builds, runs the reference, or runs a candidate, on request.
+
+Started by the parent inside a sandbox as ``python -m kerneltrials.verifier._worker
+ROLE``. It answers frames on its private channel (see ``_protocol``); tensors go
+through files. The ``reference`` role never imports a candidate, so reference outputs
+and baseline timings cannot be touched by candidate code (DESIGN.md, trust boundary).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+import traceback
+from typing import Any
+
+# Timers, the channel and the timing loop are bound before any candidate code runs.
+from kerneltrials.verifier._protocol import open_channel_from_env, recv_frame, send_frame
+
+from kerneltrials.verifier._faults import WorkerFault
+
+_perf_counter_ns = time.perf_counter_ns
+
+
+def _handle(state: Any, request: dict[str, Any]) -> dict[str, Any]:
+    from kerneltrials.verifier import _worker_ops
+
+    handler = _worker_ops.HANDLERS.get(request.get("op", ""))
+    if handler is None:
+        raise WorkerFault("protocol", f"unknown op {request.get('op')!r}")
+    return handler(state, request)
+
+
+def serve(role: str) -> None:
+    sock, nonce = open_channel_from_env()
+    from kerneltrials.verifier._worker_ops import WorkerState
+
+    state = WorkerState(role=role)
+    while True:
+        try:
+            request = recv_frame(sock)
+        except ConnectionError:
+            return
+        started = _perf_counter_ns()
+        try:
+            reply: dict[str, Any] = {"ok": True, **_handle(state, request)}
+        except WorkerFault as fault:
+            reply = {"ok": False, "kind": fault.kind, "message": str(fault), "detail": fault.detail}
+        except Exception as error:  # the candidate's exception, or our bug: the parent decides
+            reply = {"ok": False, "kind": "exception", "message": f"{type(error).__name__}: {error}",
+                     "detail": traceback.format_exc(limit=20)}
+        reply["nonce"] = nonce
+        reply["worker_ms"] = (_perf_counter_ns() - started) / 1e6
+        send_frame(sock, reply)
+        if request.get("op") == "exit":
+            return
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = sys.argv[1:] if argv is None else argv
+    role = args[0] if args else ""
+    if role not in {"build", "reference", "candidate"}:
+        raise SystemExit("usage: python -m kerneltrials.verifier._worker build|reference|candidate")
+    serve(role)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,241 @@
+"""The operations a worker performs, one function per request ``op``.
+
+Each returns a JSON-able dict; a :class:`WorkerFault` carries a failure kind the parent
+maps to a status. Tensors are written to and read from files named by the parent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from kerneltrials.tasks import parse_task_source
+from kerneltrials.tasks._instantiate import load_task_module, make_inputs, make_model
+from kerneltrials.tasks._spec import TaskError, TaskSpec
+from kerneltrials.verifier._build import BuildArtifact, BuildRequest, CompileError
+from kerneltrials.verifier._timing import DeviceOps, make_device_ops, time_calls, use_all_cores
+from kerneltrials.verifier._faults import WorkerFault
+
+#: Inputs kept per configuration for timing; each timed call clones one of them.
+TIMING_POOL_SIZE = 3
+TIMING_SEED_BASE = 1_000_003
+
+
+@dataclass
+class ConfigState:
+    module: Any
+    model: torch.nn.Module
+    pool: list[list[Any]]
+    compiled: Any = None
+
+
+@dataclass
+class WorkerState:
+    role: str
+    task: TaskSpec | None = None
+    device: str = "cpu"
+    candidate: Any = None
+    configs: dict[str, ConfigState] = field(default_factory=dict)
+    ops: DeviceOps | None = None
+
+
+def _build(state: WorkerState, request: dict[str, Any]) -> dict[str, Any]:
+    from kerneltrials.verifier._compiler import build_extension
+    from kerneltrials.verifier._intercept import collect_build_requests
+
+    path, backend = Path(request["candidate"]), request["backend"]
+    try:
+        build_requests = collect_build_requests(path, backend)
+    except Exception as error:
+        raise WorkerFault("import_error", f"{type(error).__name__}: {error}", _format_exc()) from error
+    if not build_requests:
+        raise WorkerFault("no_kernel", "importing the candidate built no extension (load_inline)")
+    built = []
+    for build_request in build_requests:
+        try:
+            artifact = build_extension(build_request)
+        except CompileError as error:
+            raise WorkerFault("compile_error", str(error), error.log) from error
+        built.append({"request": build_request.to_dict(), "artifact": artifact.to_dict()})
+    return {"artifacts": built}
+
+
+def _format_exc() -> str:
+    import traceback
+
+    return traceback.format_exc(limit=12)
+
+
+def _load_task(state: WorkerState, request: dict[str, Any]) -> dict[str, Any]:
+    state.task = parse_task_source(request["source"], request["path"], request["task_id"],
+                                   request["name"])
+    state.device = "cuda" if request["backend"] == "cuda" else "cpu"
+    threads = use_all_cores()
+    state.ops = make_device_ops(state.device)
+    return {"threads": threads}
+
+
+def _load_candidate(state: WorkerState, request: dict[str, Any]) -> dict[str, Any]:
+    from kerneltrials.verifier._intercept import import_with_artifacts
+
+    if state.role != "candidate":
+        raise WorkerFault("protocol", "only a candidate worker loads candidates")
+    artifacts = [(BuildRequest.from_dict(item["request"]), BuildArtifact.from_dict(item["artifact"]))
+                 for item in request["artifacts"]]
+    try:
+        module = import_with_artifacts(Path(request["candidate"]), request["backend"], artifacts)
+    except Exception as error:
+        raise WorkerFault("import_error", f"{type(error).__name__}: {error}", _format_exc()) from error
+    if not isinstance(getattr(module, "ModelNew", None), type):
+        raise WorkerFault("no_model_new", "the candidate defines no class ModelNew")
+    state.candidate = module
+    return {}
+
+
+def _copy_weights(reference: torch.nn.Module, candidate: torch.nn.Module) -> bool:
+    """Load the reference's weights when keys and shapes match (as KernelBench does)."""
+    ref_state, new_state = reference.state_dict(), candidate.state_dict()
+    if set(ref_state) != set(new_state) or not ref_state:
+        return False
+    if any(ref_state[key].shape != new_state[key].shape for key in ref_state):
+        return False
+    candidate.load_state_dict(ref_state)
+    return True
+
+
+def _setup(state: WorkerState, request: dict[str, Any]) -> dict[str, Any]:
+    assert state.task is not None
+    name, overrides, seed = request["config"], request["overrides"], int(request["init_seed"])
+    try:
+        module = load_task_module(state.task, overrides)
+        model = make_model(module, state.task, seed, state.device)
+        pool = [make_inputs(module, state.task, TIMING_SEED_BASE + i, state.device)
+                for i in range(TIMING_POOL_SIZE)]
+    except TaskError as error:
+        raise WorkerFault("task_error", error.cause) from error
+    except Exception as error:
+        raise WorkerFault("task_error", f"{type(error).__name__}: {error}", _format_exc()) from error
+    weights_copied = False
+    if state.role == "candidate":
+        reference = model
+        try:
+            module.ModelNew = state.candidate.ModelNew
+            model = make_model(module, state.task, seed, state.device, cls_name="ModelNew")
+        except Exception as error:
+            raise WorkerFault("candidate_exception", f"constructing ModelNew failed: "
+                              f"{type(error).__name__}: {error}", _format_exc()) from error
+        weights_copied = _copy_weights(reference, model)
+    state.configs[name] = ConfigState(module=module, model=model, pool=pool)
+    return {"weights_copied": weights_copied}
+
+
+def _inputs(state: WorkerState, request: dict[str, Any]) -> dict[str, Any]:
+    assert state.task is not None and state.role == "reference"
+    config = state.configs[request["config"]]
+    inputs = make_inputs(config.module, state.task, int(request["seed"]), state.device)
+    torch.save([_to_cpu(x) for x in inputs], request["path"])
+    return {"count": len(inputs)}
+
+
+def _to_cpu(value: Any) -> Any:
+    if isinstance(value, torch.Tensor):
+        return value.detach().to("cpu")
+    if isinstance(value, list | tuple):
+        return type(value)(_to_cpu(item) for item in value)
+    return value
+
+
+def _load_inputs(state: WorkerState, path: str) -> list[Any]:
+    loaded = torch.load(path, weights_only=True)
+    return [x.to(state.device) if isinstance(x, torch.Tensor) else x for x in loaded]
+
+
+def _reference(state: WorkerState, request: dict[str, Any]) -> dict[str, Any]:
+    config = state.configs[request["config"]]
+    inputs = _load_inputs(state, request["inputs_path"])
+    with torch.no_grad():
+        try:
+            output = config.model(*inputs)
+        except Exception as error:
+            raise WorkerFault("task_error", f"the reference crashed: {type(error).__name__}: "
+                              f"{error}", _format_exc()) from error
+    torch.save(_to_cpu(output), request["path"])
+    return {}
+
+
+def _describe_output(value: Any) -> Any:
+    """Structure and exact types, checked by the parent before any value is trusted."""
+    if isinstance(value, torch.Tensor):
+        return {"type": f"{type(value).__module__}.{type(value).__qualname__}",
+                "exact_tensor": type(value) is torch.Tensor}
+    if isinstance(value, list | tuple):
+        return [_describe_output(item) for item in value]
+    return {"type": f"{type(value).__module__}.{type(value).__qualname__}", "exact_tensor": False}
+
+
+def _run(state: WorkerState, request: dict[str, Any]) -> dict[str, Any]:
+    config = state.configs[request["config"]]
+    inputs = _load_inputs(state, request["inputs_path"])
+    outputs, structures, inputs_after = [], [], None
+    for _ in range(int(request.get("repeats", 2))):
+        call_inputs = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
+        with torch.no_grad():
+            try:
+                output = config.model(*call_inputs)
+            except Exception as error:
+                raise WorkerFault("candidate_exception", f"{type(error).__name__}: {error}",
+                                  _format_exc()) from error
+        if state.device == "cuda":
+            torch.cuda.synchronize()
+        structures.append(_describe_output(output))
+        outputs.append(_to_cpu(_plain(output)))
+        inputs_after = inputs_after or [_to_cpu(x) for x in call_inputs]
+    torch.save({"outputs": outputs, "inputs_after": inputs_after}, request["path"])
+    return {"structures": structures}
+
+
+def _plain(value: Any) -> Any:
+    """Tensor subclasses are reported by ``_describe_output`` and saved as plain tensors."""
+    if isinstance(value, torch.Tensor):
+        return value.as_subclass(torch.Tensor) if type(value) is not torch.Tensor else value
+    if isinstance(value, list | tuple):
+        return type(value)(_plain(item) for item in value)
+    return value
+
+
+def _time(state: WorkerState, request: dict[str, Any]) -> dict[str, Any]:
+    assert state.ops is not None
+    config = state.configs[request["config"]]
+    call: Callable[..., Any] = config.model
+    if request.get("mode") == "compile":
+        if config.compiled is None:
+            config.compiled = torch.compile(config.model, mode="default")
+        call = config.compiled
+    with torch.no_grad():
+        try:
+            times_ms = time_calls(call, config.pool, int(request["n_calls"]), state.ops)
+        except Exception as error:
+            kind = "baseline_error" if state.role == "reference" else "candidate_exception"
+            raise WorkerFault(kind, f"{type(error).__name__}: {error}", _format_exc()) from error
+    return {"times_ms": times_ms}
+
+
+def _exit(state: WorkerState, request: dict[str, Any]) -> dict[str, Any]:
+    return {}
+
+
+HANDLERS: dict[str, Callable[[WorkerState, dict[str, Any]], dict[str, Any]]] = {
+    "build": _build,
+    "load_task": _load_task,
+    "load_candidate": _load_candidate,
+    "setup": _setup,
+    "inputs": _inputs,
+    "reference": _reference,
+    "run": _run,
+    "time": _time,
+    "exit": _exit,
+}

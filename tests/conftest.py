@@ -1,0 +1,20 @@
+"""Suite-wide fixtures. Every test that compiles shares one build cache, so a kernel
+source is compiled once per machine and most builds are cache hits."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+# Set before any test imports the verifier, so workers inherit it too.
+os.environ.setdefault("KERNELTRIALS_CACHE", str(REPO_ROOT / ".kt-cache"))
+os.environ.setdefault("CUDA_HOME", "/usr/local/cuda-13.0")
+
+
+@pytest.fixture(scope="session")
+def repo_root() -> Path:
+    return REPO_ROOT

@@ -1,0 +1,136 @@
+"""Schema versions: an older database is migrated on open; a newer one is refused."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from kerneltrials.results import (
+    SCHEMA_VERSION,
+    SchemaVersionError,
+    StoreError,
+    hardware_key,
+    open_store,
+)
+from kerneltrials.scoring import score_attempts
+
+pytestmark = pytest.mark.timeout(60)
+
+#: the draft (v0) layout, written by hand as it was before schema_meta existed
+V0_SCHEMA = """
+CREATE TABLE runs (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, model TEXT NOT NULL,
+    agent TEXT NOT NULL, backend TEXT NOT NULL, profile TEXT NOT NULL,
+    hardware TEXT NOT NULL DEFAULT '{}', harness_version TEXT NOT NULL DEFAULT '',
+    task_set_version TEXT NOT NULL DEFAULT '', git_commit TEXT, started_at TEXT NOT NULL,
+    ended_at TEXT, status TEXT NOT NULL DEFAULT 'running', config TEXT NOT NULL DEFAULT '{}');
+CREATE TABLE attempts (id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id),
+    task_id TEXT NOT NULL, round INTEGER NOT NULL DEFAULT 0, sample INTEGER NOT NULL DEFAULT 0,
+    source TEXT, verdict TEXT NOT NULL, status TEXT NOT NULL, speedup REAL,
+    timings TEXT NOT NULL DEFAULT '{}', prompt_tokens INTEGER NOT NULL DEFAULT 0,
+    completion_tokens INTEGER NOT NULL DEFAULT 0, cost_usd REAL, created_at TEXT NOT NULL,
+    UNIQUE (run_id, task_id, round, sample));
+CREATE TABLE baselines (id INTEGER PRIMARY KEY, task_id TEXT NOT NULL,
+    config_key TEXT NOT NULL, hardware_key TEXT NOT NULL, torch_version TEXT NOT NULL,
+    eager_ms TEXT, compile_ms TEXT, created_at TEXT NOT NULL,
+    UNIQUE (task_id, config_key, hardware_key, torch_version));
+"""
+
+HARDWARE = {"cpu": "Xeon", "cores": 2}
+
+
+def write_v0_database(path: Path) -> None:
+    """A v0 store with one run and two attempts, as the draft code wrote it."""
+    connection = sqlite3.connect(path)
+    connection.executescript(V0_SCHEMA)
+    connection.execute(
+        "INSERT INTO runs (name, model, agent, backend, profile, hardware, started_at, status) "
+        "VALUES ('old', 'reference', 'one-shot', 'cpu', 'cpu', ?, '2025-01-01T00:00:00+00:00',"
+        " 'finished')",
+        (json.dumps(HARDWARE),),
+    )
+    for task, status, speedup, compile_speedup in (
+        ("L1/relu", "correct", 2.0, 1.5),
+        ("L1/gelu", "incorrect", None, None),
+    ):
+        verdict = {
+            "task": task,
+            "backend": "cpu",
+            "status": status,
+            "speedup": speedup,
+            "speedup_compile": compile_speedup,
+        }
+        connection.execute(
+            "INSERT INTO attempts (run_id, task_id, verdict, status, speedup, created_at) "
+            "VALUES (1, ?, ?, ?, ?, '2025-01-01T00:00:01+00:00')",
+            (task, json.dumps(verdict), status, speedup),
+        )
+    connection.commit()
+    connection.close()
+
+
+def test_v0_database_is_migrated_on_open_and_keeps_its_data(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite"
+    write_v0_database(path)
+    with open_store(path) as store:
+        assert store.migrated_from == 0
+        run = store.get_run("old")
+        assert run.hardware_key == hardware_key(HARDWARE)
+        assert run.task_ids == [] and run.hidden_seed is None
+        attempts = store.attempts_for_run("old")
+        assert [(a.task_id, a.speedup_compile) for a in attempts] == [
+            ("L1/gelu", None),
+            ("L1/relu", 1.5),
+        ]  # backfilled from the verdict JSON
+        assert attempts[0].transcript == []
+        report = score_attempts(attempts, run.task_ids, baseline="compile", p_values="1")
+        assert report.fast_p == {"1": 0.5}
+        store.record_verification("old", "h", holds=True, outcome={})  # new table exists
+        assert store.integrity_check() == "ok"
+    meta = (
+        sqlite3.connect(path)
+        .execute("SELECT value FROM schema_meta WHERE key = 'schema_version'")
+        .fetchone()
+    )
+    assert int(meta[0]) == SCHEMA_VERSION
+
+
+def test_reopening_a_current_store_does_not_migrate_again(tmp_path: Path) -> None:
+    path = tmp_path / "new.sqlite"
+    with open_store(path) as store:
+        assert store.migrated_from == SCHEMA_VERSION
+        store.create_run(name="r", model="m", agent="a", backend="cpu", profile="cpu")
+    with open_store(path) as store:
+        assert store.migrated_from == SCHEMA_VERSION
+        assert [r.name for r in store.list_runs()] == ["r"]
+
+
+def test_a_newer_database_is_refused_with_the_fix(tmp_path: Path) -> None:
+    path = tmp_path / "future.sqlite"
+    with open_store(path):
+        pass
+    connection = sqlite3.connect(path)
+    connection.execute(
+        "UPDATE schema_meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION + 1),)
+    )
+    connection.commit()
+    connection.close()
+    with pytest.raises(SchemaVersionError, match="upgrade kerneltrials"):
+        open_store(path)
+
+
+def test_a_failed_migration_leaves_the_old_database_untouched(tmp_path: Path) -> None:
+    path = tmp_path / "broken.sqlite"
+    write_v0_database(path)
+    connection = sqlite3.connect(path)  # a column the migration wants to add already exists
+    connection.execute("ALTER TABLE attempts ADD COLUMN transcript TEXT")
+    connection.commit()
+    connection.close()
+    with pytest.raises(StoreError, match="duplicate column"):
+        open_store(path)
+    connection = sqlite3.connect(path)
+    columns = {row[1] for row in connection.execute("PRAGMA table_info(runs)")}
+    tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master")}
+    assert "hardware_key" not in columns and "schema_meta" not in tables

@@ -1,0 +1,49 @@
+"""Small named objects for the build tests: one tiny kernel, requests for it, caches."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from kerneltrials.verifier._build import BuildRequest
+
+RELU_SOURCE = """
+torch::Tensor relu_forward(torch::Tensor x) {
+    auto input = x.contiguous();
+    auto out = torch::empty_like(input);
+    const float* src = input.data_ptr<float>();
+    float* dst = out.data_ptr<float>();
+    for (int64_t i = 0; i < input.numel(); ++i) dst[i] = src[i] > 0.f ? src[i] * 1.5f : src[i] * 0.25f;
+    return out;
+}
+"""
+
+CUDA_SOURCE = """
+__global__ void scale_kernel(const float* x, float* y, int64_t n) {
+    int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (i < n) y[i] = 2.f * x[i];
+}
+torch::Tensor scale_cuda(torch::Tensor x) {
+    auto out = torch::empty_like(x);
+    scale_kernel<<<(x.numel() + 255) / 256, 256>>>(x.data_ptr<float>(), out.data_ptr<float>(), x.numel());
+    return out;
+}
+"""
+
+
+def a_relu_request(variant: str = "", source: str = RELU_SOURCE) -> BuildRequest:
+    """The tiny CPU kernel; ``variant`` adds a comment, so a new key with no new PCH."""
+    text = source + (f"\n// variant {variant}\n" if variant else "")
+    return BuildRequest.from_load_inline("cpu", "relu_ext", [text], functions=["relu_forward"])
+
+
+def a_cuda_request() -> BuildRequest:
+    return BuildRequest.from_load_inline(
+        "cuda", "scale_ext", ["torch::Tensor scale_cuda(torch::Tensor x);"],
+        cuda_sources=[CUDA_SOURCE], functions=["scale_cuda"])
+
+
+def has_nvcc() -> bool:
+    home = os.environ.get("CUDA_HOME", "/usr/local/cuda-13.0")
+    return Path(home, "bin", "nvcc").is_file() or shutil.which("nvcc") is not None

@@ -1,0 +1,112 @@
+"""End-to-end verdicts of ``kerneltrials.check`` on real builds and real workers.
+
+All CPU candidates here share one C++ source (see ``candidates.py``): the first test
+to run builds it, every other build is a cache hit.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import kerneltrials
+from kerneltrials.tasks import TaskError
+from kerneltrials.verifier import QUICK_TIMING, CheckOptions, Status
+from tests.verifier.candidates import candidate
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
+
+FAST = CheckOptions(timing=QUICK_TIMING, compile_baseline=False, call_timeout_s=30)
+
+
+def run(source: str, task: str | Path = "L1/relu", **overrides: object) -> kerneltrials.verifier.Verdict:
+    options = CheckOptions(**{**FAST.__dict__, **overrides})  # type: ignore[arg-type]
+    return kerneltrials.check(task, source, hidden_seed=11, compile_baseline=False, options=options)
+
+
+def test_honest_candidate_is_correct_with_a_positive_speedup() -> None:
+    verdict = run(candidate("relu_ok"))
+    assert verdict.status == Status.CORRECT, verdict.reasons
+    assert verdict.correct and verdict.compiled
+    assert verdict.speedup is not None and verdict.speedup > 0
+    kinds = [config.kind for config in verdict.configs]
+    assert kinds.count("public") == 3 and kinds.count("hidden") == 3
+    assert all(config.passed and config.times_ms["candidate"].median > 0 for config in verdict.configs)
+    assert verdict.hidden_seed == 11 and verdict.hardware["cores"] >= 1
+
+
+def test_wrong_candidate_is_incorrect_with_the_error_size() -> None:
+    verdict = run(candidate("relu_wrong"))
+    assert verdict.status == Status.INCORRECT
+    assert verdict.speedup is None and not verdict.correct
+    assert any(reason.startswith("correctness:max_abs_err=") for reason in verdict.reasons)
+    assert all(not config.passed for config in verdict.configs)
+
+
+def test_candidate_right_only_on_public_shapes_fails_on_hidden_ones() -> None:
+    verdict = run(candidate("relu_public_only"))
+    assert verdict.status == Status.INCORRECT
+    public = [c for c in verdict.configs if c.kind == "public"]
+    hidden = [c for c in verdict.configs if c.kind == "hidden"]
+    assert all(c.passed for c in public)
+    assert hidden and not any(c.passed for c in hidden)
+
+
+def test_crashing_candidate_is_a_runtime_error_naming_the_signal() -> None:
+    verdict = run(candidate("relu_crash"))
+    assert verdict.status == Status.RUNTIME_ERROR
+    assert any("signal 11" in reason for reason in verdict.reasons), verdict.reasons
+
+
+def test_hanging_candidate_times_out() -> None:
+    verdict = run(candidate("relu_hang"), call_timeout_s=6.0)
+    assert verdict.status == Status.TIMEOUT
+    assert any(reason.startswith("timeout:") for reason in verdict.reasons)
+
+
+def test_non_compiling_candidate_is_a_compile_error_with_the_compiler_message() -> None:
+    source = candidate("relu_ok").replace("static torch::Tensor apply", "static torch::Tensor apply(")
+    verdict = run(source)
+    assert verdict.status == Status.COMPILE_ERROR and not verdict.compiled
+    assert any("error" in reason for reason in verdict.reasons)
+
+
+def test_python_syntax_error_is_a_compile_error() -> None:
+    verdict = run("class ModelNew(:\n    pass\n")
+    assert verdict.status == Status.COMPILE_ERROR
+    assert verdict.reasons[0].startswith("static:syntax_error:line 1")
+
+
+def test_candidate_without_model_new_is_rejected() -> None:
+    verdict = run(candidate("relu_ok").replace("class ModelNew", "class Other"))
+    assert verdict.status == Status.REJECTED
+    assert any(reason.startswith("static:no_model_new") for reason in verdict.reasons)
+
+
+def test_candidate_raising_at_import_is_a_runtime_error() -> None:
+    verdict = run(candidate("relu_ok") + "\nraise RuntimeError('boom at import')\n")
+    assert verdict.status == Status.RUNTIME_ERROR
+    assert any("boom at import" in reason for reason in verdict.reasons)
+
+
+def test_kernelbench_problem_file_loads_unchanged_and_is_judged(repo_root: Path) -> None:
+    path = repo_root / "tests" / "data" / "kernelbench" / "level1" / "19_ReLU.py"
+    verdict = run(candidate("relu_ok"), task=path)
+    assert verdict.task == "kb/L1/19_ReLU"
+    assert verdict.status == Status.CORRECT, verdict.reasons
+    assert [c.kind for c in verdict.configs] == ["public"]  # no TASK: no hidden shapes
+    assert verdict.configs[0].params["batch_size"] == 4096
+
+
+def test_reference_that_crashes_is_a_task_error_naming_the_file(tmp_path: Path) -> None:
+    task = tmp_path / "crashing_task.py"
+    task.write_text(
+        "import torch\nimport torch.nn as nn\nrows = 8\n"
+        "class Model(nn.Module):\n    def forward(self, x):\n        raise ValueError('reference bug')\n"
+        "def get_inputs():\n    return [torch.randn(rows, 4)]\n"
+        "def get_init_inputs():\n    return []\n"
+    )
+    with pytest.raises(TaskError) as error:
+        run(candidate("relu_ok"), task=task)
+    assert str(task) in str(error.value) and "reference bug" in str(error.value)

@@ -1,0 +1,69 @@
+"""A CUDA candidate compiles on this GPU-less machine and is reported ``not_run``."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+import kerneltrials
+from kerneltrials.verifier import QUICK_TIMING, CheckOptions, Status
+
+CUDA_HOME = Path(os.environ.get("CUDA_HOME", "/usr/local/cuda-13.0"))
+
+CUDA_CANDIDATE = r'''
+import torch
+import torch.nn as nn
+from torch.utils.cpp_extension import load_inline
+
+cuda_source = """
+#include <torch/extension.h>
+__global__ void relu_kernel(const float* x, float* y, int64_t n) {
+    int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (i < n) y[i] = x[i] > 0.f ? x[i] : 0.f;
+}
+torch::Tensor relu_cuda(torch::Tensor x) {
+    auto y = torch::empty_like(x);
+    int64_t n = x.numel();
+    relu_kernel<<<(n + 255) / 256, 256>>>(x.data_ptr<float>(), y.data_ptr<float>(), n);
+    return y;
+}
+"""
+cpp_source = "torch::Tensor relu_cuda(torch::Tensor x);"
+
+ext = load_inline(name="kt_test_relu_cuda", cpp_sources=cpp_source, cuda_sources=cuda_source,
+                  functions=["relu_cuda"])
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        return ext.relu_cuda(x)
+'''
+
+
+def _cuda_build_of_torch() -> bool:
+    import torch
+
+    return torch.version.cuda is not None
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+@pytest.mark.skipif(not (CUDA_HOME / "bin" / "nvcc").exists() and shutil.which("nvcc") is None,
+                    reason="nvcc not found: set CUDA_HOME to a CUDA toolkit to compile CUDA candidates")
+@pytest.mark.skipif(not _cuda_build_of_torch(), reason="torch is a CPU-only build: it cannot link CUDA extensions")
+def test_cuda_candidate_compiles_and_is_not_run_without_a_gpu() -> None:
+    import torch
+
+    options = CheckOptions(backend="cuda", timing=QUICK_TIMING, compile_baseline=False)
+    verdict = kerneltrials.check("L1/relu", CUDA_CANDIDATE, backend="cuda", hidden_seed=3,
+                                 compile_baseline=False, options=options)
+    assert verdict.compiled, verdict.reasons
+    if torch.cuda.is_available():
+        assert verdict.status == Status.CORRECT, verdict.reasons
+    else:
+        assert verdict.status == Status.NOT_RUN
+        assert any(reason.startswith("device:no_gpu") for reason in verdict.reasons)
+        assert verdict.speedup is None

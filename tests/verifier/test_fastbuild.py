@@ -1,0 +1,134 @@
+"""The fast build pipeline: signature reading (no compiler), then real builds of one tiny
+kernel — fast path against stock path, compile errors, a CUDA candidate."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+import torch
+
+from kerneltrials.verifier._build import BuildRequest, CompileError, load_artifact
+from kerneltrials.verifier._fastbuild import binding_source, export_stubs, find_fast_cxx
+from kerneltrials.verifier._signatures import find_signatures
+from tests.verifier._build_fixtures import a_cuda_request, a_relu_request, has_nvcc
+
+SHARED_TOOLCHAIN = Path(os.environ["KERNELTRIALS_CACHE"]) / "builds" / ".toolchain"
+needs_clang = pytest.mark.skipif(find_fast_cxx() is None, reason="no clang++ >= 15: fast path off")
+
+
+@pytest.fixture
+def isolated_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh library cache per test; PCHs and bindings shared with the whole suite."""
+    monkeypatch.setenv("KERNELTRIALS_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("KERNELTRIALS_PCH_CACHE", str(SHARED_TOOLCHAIN))
+    return tmp_path / "cache" / "builds"
+
+
+SIGNATURE_SOURCE = """
+// torch::Tensor relu(int decoy);
+static inline float helper(float v) { return relu_like(v); }
+torch::Tensor relu(torch::Tensor x) { auto y = other(x); return y; }
+std::tuple<torch::Tensor, torch::Tensor> two(const torch::Tensor& a,
+    int64_t n = 3, std::vector<int64_t> sizes = {1, 2});
+void in_place(torch::Tensor out, double eps = 1e-5) noexcept {}
+"""
+
+
+@pytest.mark.timeout(10)
+def test_signatures_are_read_without_defaults_or_comments() -> None:
+    found = find_signatures([SIGNATURE_SOURCE], ["relu", "two", "in_place"])
+    assert found == [
+        ("torch::Tensor", "torch::Tensor x"),
+        ("std::tuple<torch::Tensor, torch::Tensor>",
+         "const torch::Tensor& a, int64_t n, std::vector<int64_t> sizes"),
+        ("void", "torch::Tensor out, double eps"),
+    ]
+
+
+@pytest.mark.timeout(10)
+@pytest.mark.parametrize("source", [
+    "auto relu(torch::Tensor x) { return x; }",  # deduced return type
+    "template <typename T> T relu(T x) { return x; }",
+    'extern "C" int relu(int x) { return x; }',
+    "int other(int x) { return x; }",  # not there
+])
+def test_unreadable_signatures_send_the_build_down_the_stock_path(source: str) -> None:
+    assert find_signatures([source], ["relu"]) is None
+
+
+@pytest.mark.timeout(10)
+def test_binding_source_matches_stock_module_definition() -> None:
+    request = BuildRequest.from_load_inline("cpu", "e", ["using namespace torch;\nTensor f(Tensor x);"],
+                                            functions={"f": "doc of f"})
+    signatures = [("Tensor", "Tensor x")]
+    source = binding_source(request, signatures)
+    assert "using namespace torch;" in source
+    assert 'm.def("f", torch::wrap_pybind_function(+kerneltrials_export::fn_0), "doc of f");' in source
+    assert "Tensor (* const fn_0)(Tensor x) = &f;" in export_stubs(["f"], signatures)
+
+
+def _reference(x: torch.Tensor) -> torch.Tensor:
+    return torch.where(x > 0, x * 1.5, x * 0.25)
+
+
+@pytest.mark.slow
+@needs_clang
+@pytest.mark.timeout(900)
+def test_fast_and_stock_paths_give_identical_results(isolated_cache: Path, tmp_path: Path) -> None:
+    from kerneltrials.verifier._compiler import build_extension, build_stock
+
+    request = a_relu_request("fast-vs-stock")
+    fast = build_extension(request)
+    assert fast.details["path"] == "fast", fast.details
+    stock_dir = tmp_path / "stock"
+    stock_dir.mkdir()
+    build_stock(request, "kt_stock_reference", stock_dir)
+    from kerneltrials.verifier._build import BuildArtifact
+
+    stock = BuildArtifact("stock", str(stock_dir / "kt_stock_reference.so"), "kt_stock_reference", "relu")
+    x = torch.randn(4097, generator=torch.Generator().manual_seed(0))
+    fast_out = load_artifact(fast).relu_forward(x)
+    assert torch.equal(fast_out, load_artifact(stock).relu_forward(x))
+    assert torch.equal(fast_out, _reference(x))
+
+
+@pytest.mark.slow
+@needs_clang
+@pytest.mark.timeout(900)
+def test_compile_error_carries_the_compiler_message(isolated_cache: Path) -> None:
+    from kerneltrials.verifier._compiler import build_extension
+
+    broken = a_relu_request(source="torch::Tensor relu_forward(torch::Tensor x) { return x + undefined_name; }")
+    with pytest.raises(CompileError) as raised:
+        build_extension(broken)
+    assert "undefined_name" in raised.value.log and "error" in raised.value.log
+    assert not any(isolated_cache.glob("*/manifest.json"))  # nothing cached for a failure
+
+
+@pytest.mark.slow
+@needs_clang
+@pytest.mark.timeout(900)
+def test_candidate_with_its_own_pybind_module_loads_under_our_module_name(isolated_cache: Path) -> None:
+    from kerneltrials.verifier._compiler import build_extension
+
+    source = ("torch::Tensor twice(torch::Tensor x) { return x + x; }\n"
+              "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def(\"twice\", &twice); }\n")
+    artifact = build_extension(BuildRequest.from_load_inline("cpu", "own", [source]))
+    module = load_artifact(artifact)
+    assert artifact.details["path"] == "fast" and module.__name__ == artifact.module_name
+    assert torch.equal(module.twice(torch.ones(3)), torch.full((3,), 2.0))
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not has_nvcc(), reason="nvcc not found: set CUDA_HOME to the CUDA toolkit")
+@pytest.mark.timeout(900)
+def test_cuda_candidate_compiles_without_a_gpu(isolated_cache: Path) -> None:
+    from kerneltrials.verifier._compiler import build_extension
+
+    artifact = build_extension(a_cuda_request())
+    assert Path(artifact.library_path).is_file() and not artifact.cache_hit
+    if find_fast_cxx() is not None:
+        assert artifact.details["path"] == "fast", artifact.details
+    assert build_extension(a_cuda_request()).cache_hit
