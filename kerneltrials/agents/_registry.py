@@ -28,6 +28,7 @@ _BUILTIN: dict[str, tuple[str, str | None]] = {
     "anthropic": ("kerneltrials.agents.providers.anthropic", "anthropic"),
     "openai-compatible": ("kerneltrials.agents.providers.openai_compatible", "openai"),
     "replay": ("kerneltrials.agents.providers.replay", None),
+    "reference": ("kerneltrials.agents.providers.reference", None),
 }
 
 

@@ -78,6 +78,9 @@ class Strategy(ABC):
     constructor keywords."""
 
     name: ClassVar[str] = "strategy"
+    #: Called with each attempt the moment its verdict exists (the eval pipeline stores
+    #: it at once, so a crash mid-episode loses nothing already verified).
+    attempt_observer: Callable[[Attempt], None] | None = None
 
     @abstractmethod
     def run(self, context: StrategyContext, provider: Provider, verify: Verify) -> list[Attempt]:
@@ -107,7 +110,10 @@ class Strategy(ABC):
         """Extract the candidate from the last call's reply and verify it."""
         source = extract_code(calls[-1].completion.text)
         verdict = verify(source) if source is not None else no_code_verdict(context)
-        return Attempt(round, sample, source, verdict, tuple(calls))
+        attempt = Attempt(round, sample, source, verdict, tuple(calls))
+        if self.attempt_observer is not None:
+            self.attempt_observer(attempt)
+        return attempt
 
     def first_messages(self, context: StrategyContext) -> list[Message]:
         return initial_messages(

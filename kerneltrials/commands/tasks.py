@@ -112,18 +112,19 @@ def show_command(task: str, profile: str | None, hidden_seed: int | None,
 @tasks.command("validate")
 @click.argument("task_ids", metavar="[TASK]...", nargs=-1)
 @click.option("--profile", type=click.Choice(PROFILES), default="cpu", show_default=True)
+@click.option("--level", type=int, default=None, help="Without TASK: only this level.")
 @click.option("--strict-timing", is_flag=True, help="Runtime outside the band is an error.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON only.")
 @_task_errors_exit_2
-def validate_command(task_ids: tuple[str, ...], profile: str, strict_timing: bool,
-                     as_json: bool) -> None:
+def validate_command(task_ids: tuple[str, ...], profile: str, level: int | None,
+                     strict_timing: bool, as_json: bool) -> None:
     """Reject degenerate tasks (all built-in tasks when none is given).
 
     Exit code 1 when a task fails validation, 2 when a task file is unusable.
     """
     from kerneltrials.tasks._validate import validate_task
 
-    specs = [load_task(t) for t in task_ids] if task_ids else list_tasks()
+    specs = [load_task(t) for t in task_ids] if task_ids else list_tasks(level)
     reports = []
     for spec in specs:
         if not as_json:
@@ -138,13 +139,24 @@ def validate_command(task_ids: tuple[str, ...], profile: str, strict_timing: boo
 
 def _print_validation_table(reports: list[Any]) -> None:
     table = Table(title="task validation")
-    for column in ("task", "result", "problems"):
+    for column in ("task", "result", "eager ms", "problems"):
         table.add_column(column)
     for report in reports:
         result = "[green]ok[/green]" if report.ok else "[red]FAIL[/red]"
+        runtimes = " ".join(f"{ms:.1f}" for ms in report.runtime_ms.values())
         problems = "\n".join(f"{p.severity}: {p.code} {p.detail}" for p in report.problems)
-        table.add_row(report.task_id, result, problems or "-")
+        table.add_row(report.task_id, result, runtimes or "-", problems or "-")
     _stdout.print(table)
+
+
+def _quiet_datasets() -> None:
+    """No progress bars from ``datasets``: stdout/stderr belong to this command."""
+    try:
+        import datasets
+
+        datasets.disable_progress_bars()
+    except ImportError:
+        pass  # the import/export call reports the missing package
 
 
 @tasks.command("export")
@@ -156,6 +168,7 @@ def export_command(directory: str, level: int | None, as_json: bool) -> None:
     """Save the built-in task set as a Hugging Face dataset in DIRECTORY."""
     from kerneltrials.tasks._dataset import export_tasks
 
+    _quiet_datasets()
     ids = export_tasks(directory, level=level)
     if as_json:
         _print_json({"directory": directory, "tasks": ids})
@@ -173,13 +186,15 @@ def import_command(directory: str, dest: str | None, as_json: bool) -> None:
     """Write the tasks of a saved dataset (ours or KernelBench-style) as task files."""
     from kerneltrials.tasks._dataset import import_tasks
 
+    _quiet_datasets()
     imported = import_tasks(directory, dest=dest)
     if as_json:
-        _print_json([{"id": task_id, "path": str(path)} for task_id, path in imported])
+        _print_json([{"id": t.id, "path": str(t.path), "source_id": t.source_id}
+                     for t in imported])
         return
     table = Table(title=f"imported {len(imported)} tasks")
     table.add_column("id")
     table.add_column("path")
-    for task_id, path in imported:
-        table.add_row(task_id, str(path))
+    for task in imported:
+        table.add_row(task.id, str(task.path))
     _stdout.print(table)

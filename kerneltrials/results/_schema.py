@@ -90,6 +90,15 @@ CREATE TABLE IF NOT EXISTS verifications (
 );
 CREATE INDEX IF NOT EXISTS verifications_by_run ON verifications (run_name, bundle_sha256);
 
+-- An episode is one task's whole agent session (all its rounds and samples); a finished
+-- one is skipped by --resume, an unfinished one is re-run (its attempts replaced).
+CREATE TABLE IF NOT EXISTS episodes (
+    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    task_id TEXT NOT NULL,
+    finished_at TEXT NOT NULL,
+    PRIMARY KEY (run_id, task_id)
+);
+
 CREATE TABLE IF NOT EXISTS scores (
     id INTEGER PRIMARY KEY,
     run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,

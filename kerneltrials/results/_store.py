@@ -225,6 +225,23 @@ class ResultsStore(SharedTables):
             sql += " AND status NOT IN ('error', 'not_run')"
         return {(r[0], r[1], r[2]) for r in self._query(sql, (record.id,))}
 
+    # --- episodes -----------------------------------------------------------------------
+
+    def mark_episode_finished(self, run: str | RunRecord, task_id: str) -> None:
+        """Record that ``task_id``'s agent session ended (``--resume`` skips it)."""
+        record = self._resolve_run(run)
+        with self._write() as connection:
+            connection.execute(
+                "INSERT OR REPLACE INTO episodes (run_id, task_id, finished_at) VALUES (?, ?, ?)",
+                (record.id, task_id, now_iso()),
+            )
+
+    def finished_episodes(self, run: str | RunRecord) -> set[str]:
+        """Task ids whose agent session finished in ``run``."""
+        record = self._resolve_run(run)
+        rows = self._query("SELECT task_id FROM episodes WHERE run_id = ?", (record.id,))
+        return {row[0] for row in rows}
+
     # --- scores -------------------------------------------------------------------------
 
     def save_score(self, run: str | RunRecord, report: dict[str, Any]) -> ScoreRecord:

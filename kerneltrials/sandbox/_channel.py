@@ -25,7 +25,6 @@ from collections.abc import Mapping
 from pathlib import Path
 
 CHANNEL_ENV = "KERNELTRIALS_CHANNEL"
-NONCE_ENV = "KERNELTRIALS_NONCE"
 
 
 class ChannelError(RuntimeError):

@@ -1,4 +1,13 @@
-"""The task set: task files, their loader and registry, and shape configurations."""
+"""The task set: task files, their loader and registry, and shape configurations.
+
+Names that need torch (building, validating, costing, datasets) load on first use, so
+``import kerneltrials.tasks`` stays cheap for code that only reads task metadata.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 from kerneltrials.tasks._configs import (
     ShapeConfig,
@@ -9,6 +18,28 @@ from kerneltrials.tasks._configs import (
 from kerneltrials.tasks._parse import parse_task_source
 from kerneltrials.tasks._registry import builtin_task_paths, list_tasks, load_task, task_id_for_path
 from kerneltrials.tasks._spec import DEFAULT_TOLERANCE, PROFILES, TaskError, TaskSpec
+
+#: public name -> private module that defines it (imported lazily)
+_LAZY = {
+    "load_task_module": "_instantiate",
+    "make_reference": "_instantiate",
+    "ValidationProblem": "_degenerate",
+    "ValidationReport": "_validate",
+    "validate_task": "_validate",
+    "ConfigCost": "_cost",
+    "config_cost": "_cost",
+    "describe_task": "_describe",
+    "ImportedTask": "_dataset",
+    "export_tasks": "_dataset",
+    "import_tasks": "_dataset",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(f"kerneltrials.tasks.{_LAZY[name]}"), name)
+    raise AttributeError(f"module 'kerneltrials.tasks' has no attribute {name!r}")
+
 
 __all__ = [
     "DEFAULT_TOLERANCE",
@@ -24,4 +55,5 @@ __all__ = [
     "parse_task_source",
     "shape_configs",
     "task_id_for_path",
+    *_LAZY,
 ]

@@ -33,12 +33,15 @@ def _round_to_multiple(value: int, multiple: int) -> int:
 def draw_hidden_value(name: str, value: int, rng: random.Random, task: TaskSpec) -> int:
     factor = rng.uniform(*HIDDEN_FACTOR_RANGE)
     drawn = max(1, int(round(value * factor)))
-    if name in task.ranges:
-        low, high = task.ranges[name]
-        drawn = min(max(drawn, int(low)), int(high))
+    low, high = task.ranges.get(name, (1, None))
     if name in task.multiple_of:
-        drawn = _round_to_multiple(drawn, int(task.multiple_of[name]))
-    return drawn
+        multiple = int(task.multiple_of[name])
+        drawn = _round_to_multiple(drawn, multiple)
+        # Clip to the multiples inside the range, so rounding never leaves it.
+        low = -(-int(low) // multiple) * multiple
+        high = None if high is None else max(low, int(high) // multiple * multiple)
+    drawn = max(drawn, int(low))
+    return drawn if high is None else min(drawn, int(high))
 
 
 def draw_hidden_configs(task: TaskSpec, profile: str, seed: int) -> list[dict[str, Any]]:

@@ -187,32 +187,54 @@ def _is_epsilon_op(node: torch.fx.Node) -> bool:
     return len(tensors) == 1 and bool(scalars) and all(0 < abs(s) <= EPSILON for s in scalars)
 
 
-def _removable_nodes(graph_module: torch.fx.GraphModule) -> list[torch.fx.Node]:
-    """Compute nodes whose first tensor argument has the node's own shape and dtype."""
-    nodes = []
+def _first_tensor_arg(node: torch.fx.Node) -> torch.fx.Node | None:
+    return next((a for a in node.args if isinstance(a, torch.fx.Node)), None)
+
+
+def _same_meta(a: torch.fx.Node, b: torch.fx.Node) -> bool:
+    meta_a, meta_b = a.meta.get("tensor_meta"), b.meta.get("tensor_meta")
+    if meta_a is None or meta_b is None or not hasattr(meta_a, "shape") \
+            or not hasattr(meta_b, "shape"):  # tuples of tensors, scalars: not comparable
+        return False
+    return bool(meta_a.shape == meta_b.shape and meta_a.dtype == meta_b.dtype)
+
+
+def _is_compute(node: torch.fx.Node) -> bool:
+    return (node.op in ("call_function", "call_method", "call_module")
+            and _op_name(node).lower() not in _VALUE_PRESERVING and not _is_epsilon_op(node)
+            and _first_tensor_arg(node) is not None)
+
+
+def _removal_candidates(graph_module: torch.fx.GraphModule) -> list[list[str]]:
+    """Ops (``[name]``) and producer-consumer pairs (``[outer, inner]``) that can be cut out.
+
+    A single op can go when its first tensor argument has its shape and dtype; a pair
+    (``log(exp(x))``, ``x.t().t()``) when the inner op's input matches the outer's output.
+    """
+    candidates = []
     for node in graph_module.graph.nodes:
-        if node.op not in ("call_function", "call_method", "call_module"):
+        if not _is_compute(node):
             continue
-        if _op_name(node).lower() in _VALUE_PRESERVING:
-            continue
-        if _is_epsilon_op(node):
-            continue
-        first = next((a for a in node.args if isinstance(a, torch.fx.Node)), None)
-        meta, first_meta = node.meta.get("tensor_meta"), first and first.meta.get("tensor_meta")
-        if (first is not None and meta is not None and first_meta is not None
-                and hasattr(meta, "shape") and hasattr(first_meta, "shape")
-                and meta.shape == first_meta.shape and meta.dtype == first_meta.dtype):
-            nodes.append(node)
-    return nodes
+        first = _first_tensor_arg(node)
+        assert first is not None
+        if _same_meta(node, first):
+            candidates.append([node.name])
+        if _is_compute(first) and len(first.users) == 1:
+            inner_input = _first_tensor_arg(first)
+            if inner_input is not None and _same_meta(node, inner_input):
+                candidates.append([node.name, first.name])
+    return candidates
 
 
-def _output_without(probe: Probe, node_name: str) -> Any:
-    """The output with node ``node_name`` replaced by its first tensor argument."""
+def _output_without(probe: Probe, names: list[str]) -> Any:
+    """The output with the chain ``names`` (outermost first) replaced by its input."""
     graph_module = torch.fx.symbolic_trace(probe.model)  # a fresh copy of the graph
-    node = next(n for n in graph_module.graph.nodes if n.name == node_name)
-    first = next(a for a in node.args if isinstance(a, torch.fx.Node))
-    node.replace_all_uses_with(first)
-    graph_module.graph.erase_node(node)
+    by_name = {n.name: n for n in graph_module.graph.nodes}
+    chain = [by_name[name] for name in names]
+    replacement = _first_tensor_arg(chain[-1])
+    chain[0].replace_all_uses_with(replacement)
+    for node in chain:
+        graph_module.graph.erase_node(node)
     graph_module.recompile()
     return probe.run(model=graph_module)
 
@@ -228,10 +250,13 @@ def trace_with_shapes(probe: Probe) -> torch.fx.GraphModule:
 
 
 def check_redundant_ops(probe: Probe) -> list[ValidationProblem]:
-    """Each op of ``forward``, replaced by its first input, must change the output.
+    """Each op of ``forward`` (and each cancelling pair) must matter to the output.
 
-    Ops whose removal changes fewer than ``WEAK_OP_FRACTION`` of the output elements are
-    a warning (the inputs barely exercise them). A model fx cannot trace is a warning.
+    An op, or a producer-consumer pair, replaced by its input: if the output stays within
+    tolerance it is reported (``redundant_op[relu_1]``, ``redundant_op[log+exp]``). Ops
+    whose removal changes fewer than ``WEAK_OP_FRACTION`` of the output elements are a
+    warning (the inputs barely exercise them). Value-preserving ops (views, casts) and
+    epsilon additions (``x + 1e-6``) are not tried. An untraceable model is a warning.
     """
     try:
         graph_module = trace_with_shapes(probe)
@@ -239,19 +264,25 @@ def check_redundant_ops(probe: Probe) -> list[ValidationProblem]:
         return [ValidationProblem("degenerate:untraceable",
                                   f"torch.fx cannot trace forward ({type(error).__name__}); "
                                   "redundant-op check skipped", "warning")]
-    problems = []
-    for node in _removable_nodes(graph_module):
+    problems: list[ValidationProblem] = []
+    flagged: set[str] = set()
+    atol, rtol = probe.tolerance
+    for names in _removal_candidates(graph_module):
+        if flagged.intersection(names):
+            continue  # a pair containing an op already reported adds nothing
         try:
-            output = _output_without(probe, node.name)
+            output = _output_without(probe, names)
         except Exception:  # removing it breaks the graph: the op is needed
             continue
-        atol, rtol = probe.tolerance
-        fraction = changed_fraction(output, probe.output, atol, rtol)
+        label = "+".join(names)
         if probe.same(output):
-            problems.append(ValidationProblem(f"degenerate:redundant_op[{node.name}]",
-                                              "output unchanged when this op is removed"))
-        elif fraction < WEAK_OP_FRACTION:
-            problems.append(ValidationProblem(
-                f"degenerate:weak_op[{node.name}]",
-                f"removing this op changes only {fraction:.2%} of the output", "warning"))
+            flagged.update(names)
+            problems.append(ValidationProblem(f"degenerate:redundant_op[{label}]",
+                                              "output unchanged when this is removed"))
+        elif len(names) == 1:
+            fraction = changed_fraction(output, probe.output, atol, rtol)
+            if fraction < WEAK_OP_FRACTION:
+                problems.append(ValidationProblem(
+                    f"degenerate:weak_op[{label}]",
+                    f"removing this op changes only {fraction:.2%} of the output", "warning"))
     return problems

@@ -80,8 +80,9 @@ def _verify(task: TaskSpec, source: str, options: CheckOptions, static_only: boo
     started = time.perf_counter()
     seed = options.hidden_seed if options.hidden_seed is not None else secrets.randbits(31)
     verdict = _base_verdict(task, options, seed)
-    static = run_static_checks(source, options.backend)
-    verdict.reasons += static.reasons
+    options = replace(options, policy=verdict.policy)  # every later stage sees the policy
+    static = run_static_checks(source, options.backend, verdict.policy)
+    verdict.reasons += static.reasons + static.notes
     if not static.passed or static_only:
         # Static-only screening runs nothing, so a clean candidate is ``not_run``.
         verdict.status = static.status if static.status is not None else Status.NOT_RUN
@@ -111,6 +112,8 @@ def _run_stages(session: Session, verdict: Verdict, progress: Callable[[str], No
     progress("build")
     build_stage(session)
     verdict.compiled = True
+    if session.options.build_only:
+        raise Outcome(Status.NOT_RUN, "build:only:built; the run stage decides the verdict")
     if session.options.backend == "cuda" and not gpu_available():
         raise Outcome(Status.NOT_RUN, "device:no_gpu:built, but this machine has no CUDA device")
     progress("correctness")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import os
+import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -104,6 +105,15 @@ def build_stock(request: BuildRequest, module_name: str, out_dir: Path) -> None:
         raise CompileError(f"build of {request.name!r} failed", log=str(error)) from error
 
 
+def _clear(directory: Path, keep: tuple[str, ...]) -> None:
+    """Delete everything in ``directory`` but files with a suffix in ``keep``."""
+    for path in directory.iterdir():
+        if path.is_dir():
+            shutil.rmtree(path, ignore_errors=True)
+        elif path.suffix not in keep:
+            path.unlink()
+
+
 def _build_into(request: BuildRequest, module_name: str, out_dir: Path,
                 toolchain: BuildCache, details: dict[str, object]) -> None:
     """Fast path first; the stock build when it is unavailable or fails."""
@@ -117,13 +127,10 @@ def _build_into(request: BuildRequest, module_name: str, out_dir: Path,
         details["fast_path_skipped"] = str(reason).splitlines()[0][:300] if str(reason) else ""
         if isinstance(reason, subprocess.CalledProcessError):
             details["fast_path_log"] = (reason.stderr or "")[-2000:]
-        for leftover in out_dir.iterdir():
-            leftover.unlink()
+        _clear(out_dir, keep=())
         build_stock(request, module_name, out_dir)
     details["compile_s"] = round(time.perf_counter() - started, 3)
-    for intermediate in out_dir.iterdir():  # keep the library and the sources, not objects
-        if intermediate.is_file() and intermediate.suffix not in (".so", ".cpp", ".cu"):
-            intermediate.unlink()
+    _clear(out_dir, keep=(".so", ".cpp", ".cu"))  # the library and its sources, not objects
     if _find_library(out_dir, module_name) is None:
         raise CompileError(f"build of {request.name!r} produced no library")
 

@@ -24,18 +24,21 @@ import os
 import re
 import shutil
 import subprocess
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from kerneltrials.verifier._build import BuildRequest
 from kerneltrials.verifier._buildcache import BuildCache
+from kerneltrials.verifier._nvccsteps import plan_nvcc
 from kerneltrials.verifier._signatures import find_signatures
 from kerneltrials.verifier._stockflags import StockFlags, stock_flags
 
 BINDING_NAME = "kerneltrials_binding"  # TORCH_EXTENSION_NAME in every unit: PCHs stay valid
-PIPELINE_VERSION = "fast-1"  # bump when the produced library could change
+PIPELINE_VERSION = "fast-2"  # bump when the produced library could change
 MAX_JOBS = 2  # never more than two compilers at once on these machines
 _CLANG_NAMES = ("clang++-19", "clang++-20", "clang++-18", "clang++-17", "clang++-16", "clang++")
+Job = Callable[[], object]
 _USING_LINE = re.compile(r"^[ \t]*using\s+(?:namespace\s+)?[\w:]+\s*;", re.MULTILINE)
 
 
@@ -193,6 +196,22 @@ def write_sources(request: BuildRequest, out_dir: Path, stubs: str) -> None:
         (out_dir / "cuda.cu").write_text("\n".join(cuda + list(request.cuda_sources)))
 
 
+def _unit_jobs(request: BuildRequest, cxx: str, cflags: list[str], pch: Path | None,
+               flags: StockFlags, out_dir: Path) -> tuple[list[Job], list[Job]]:
+    """The compile jobs for one build, longest first, and the nvcc steps that follow them."""
+    jobs: list[Job] = []
+    final: list[Job] = []
+    if request.cuda_sources:
+        plan = plan_nvcc(_cuda_command(flags), out_dir / "cuda.cu", out_dir)
+        if plan is None:  # unusual nvcc plan: let nvcc run it whole
+            jobs.append(functools.partial(_run, _cuda_command(flags), out_dir))
+        else:
+            jobs += [functools.partial(plan.run, "host"), functools.partial(plan.run, "device")]
+            final.append(functools.partial(plan.run, "final"))
+    jobs.append(functools.partial(_run, _compile_command(cxx, cflags, pch, "main.cpp"), out_dir))
+    return jobs, final
+
+
 def build_fast(request: BuildRequest, module_name: str, out_dir: Path, store: BuildCache) -> Path:
     """Build ``request`` into ``out_dir/<module_name>.so``; returns the library's path.
 
@@ -210,14 +229,15 @@ def build_fast(request: BuildRequest, module_name: str, out_dir: Path, store: Bu
         raise FastPathUnavailable("an exported function's signature could not be read")
     write_sources(request, out_dir, export_stubs(names, signatures) if names else "")
     pch = ensure_pch(cxx, cflags, store)
+    jobs, final = _unit_jobs(request, cxx, cflags, pch, flags, out_dir)
     with ThreadPoolExecutor(max_workers=MAX_JOBS) as pool:
-        jobs = [pool.submit(_run, _compile_command(cxx, cflags, pch, "main.cpp"), out_dir)]
-        if request.cuda_sources:
-            jobs.append(pool.submit(_run, _cuda_command(flags), out_dir))
+        running = [pool.submit(job) for job in jobs]
         binding = (pool.submit(ensure_binding, cxx, cflags, pch,
                                binding_source(request, signatures), store) if names else None)
-        for job in jobs:
+        for job in running:
             job.result()
+        for step in final:  # overlaps with the binding unit, if that is still compiling
+            step()
         objects = ["main.cpp.o"] + (["cuda.cu.o"] if request.cuda_sources else [])
         if binding is not None:
             objects.append(str(binding.result()))

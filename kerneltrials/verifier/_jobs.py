@@ -1,19 +1,37 @@
 """Parent side of a worker job: start it in a sandbox, send requests, read replies.
 
-A reply is trusted only as far as the parent checks it: frames without the job's nonce
-are a forgery, and a worker that dies or stops answering becomes :class:`JobDied`
-with the sandbox's own account of how it ended.
+The job's nonce goes to the worker in the first frame (``hello``), never through the
+environment. A reply is trusted only as far as the parent checks it: a frame without the
+nonce (or not a frame at all) is a forgery, and a worker that dies or stops answering
+becomes :class:`JobDied` with the sandbox's own account of how it ended. See
+docs/design/sandbox.md.
 """
 
 from __future__ import annotations
 
 import secrets
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from kerneltrials.sandbox import ExitInfo, JobSpec, Mount, Sandbox, SandboxLimits, build_job_env
-from kerneltrials.verifier._protocol import ChannelClosed, ChannelTimeout, recv_frame, send_frame
+from kerneltrials.sandbox import (
+    ExitInfo,
+    JobSpec,
+    Mount,
+    Sandbox,
+    SandboxLimits,
+    build_job_env,
+    redact,
+)
+from kerneltrials.verifier._protocol import (
+    ChannelClosed,
+    ChannelTimeout,
+    MalformedFrame,
+    recv_frame,
+    send_frame,
+    send_hello,
+)
 
 
 class JobDied(Exception):
@@ -52,12 +70,15 @@ class WorkerJob:
         self.role = role
         self.nonce = secrets.token_hex(16)
         scratch = job_dir / f"scratch-{role}"
-        env = build_job_env({"KERNELTRIALS_NONCE": self.nonce, "PYTHONDONTWRITEBYTECODE": "1",
-                             **(extra_env or {})})
+        env = build_job_env({"PYTHONDONTWRITEBYTECODE": "1", **(extra_env or {})})
         spec = JobSpec(argv=worker_argv(role), env=env, scratch_dir=scratch, mounts=mounts,
                        limits=limits, gpu_index=gpu_index, label=f"{role} worker")
         self.process = sandbox.start(spec)
         self.exit_info: ExitInfo | None = None
+        try:  # buffered until the worker reads it; a worker that died shows at its first request
+            send_hello(self.process.channel, self.nonce)
+        except OSError:
+            pass
 
     @property
     def isolation(self) -> dict[str, Any]:
@@ -73,8 +94,11 @@ class WorkerJob:
             send_frame(self.process.channel, {"op": op, **fields})
             reply = recv_frame(self.process.channel, timeout_s=budget)
         except ChannelTimeout:
-            self.exit_info = self.process.kill("timeout")
-            raise JobDied(self.role, _as_timeout(self.exit_info), op) from None
+            self.exit_info = _as_timeout(self.process.kill("timeout"), budget)
+            raise JobDied(self.role, self.exit_info, op) from None
+        except MalformedFrame as error:
+            self.exit_info = self.process.kill()
+            raise ForgedReply(f"{self.role} worker sent a malformed frame ({error})") from None
         except (ChannelClosed, OSError):
             self.exit_info = self.process.wait(timeout_s=10) or self.process.kill()
             raise JobDied(self.role, self.exit_info, op) from None
@@ -82,8 +106,9 @@ class WorkerJob:
             self.exit_info = self.process.kill()
             raise ForgedReply(f"{self.role} worker sent a frame without the job nonce")
         if not reply.get("ok"):
-            raise WorkerFailed(str(reply.get("kind")), str(reply.get("message")),
-                               str(reply.get("detail", "")))
+            # Candidate code writes these texts (exception messages): redact them like output.
+            raise WorkerFailed(str(reply.get("kind")), redact(str(reply.get("message"))),
+                               redact(str(reply.get("detail", ""))))
         return reply
 
     def close(self) -> ExitInfo:
@@ -99,9 +124,7 @@ class WorkerJob:
         return self.exit_info
 
 
-def _as_timeout(info: ExitInfo) -> ExitInfo:
-    if info.timed_out:
-        return info
-    return ExitInfo(returncode=info.returncode, signal=info.signal, timed_out=True,
-                    memory_limit_hit=info.memory_limit_hit, pids_limit_hit=info.pids_limit_hit,
-                    stdout=info.stdout, stderr=info.stderr)
+def _as_timeout(info: ExitInfo, waited_s: float) -> ExitInfo:
+    """The job stopped answering a request: a timeout after the request's own budget
+    (the sandbox only knows the job's whole wall-clock limit)."""
+    return replace(info, timed_out=True, timeout_s=round(waited_s, 3))

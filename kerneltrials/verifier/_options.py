@@ -42,6 +42,7 @@ class CheckOptions:
     call_timeout_s: float = 60.0  # one request to a worker (a few calls)
     memory_bytes: int = 8 * 1024**3
     max_processes: int = 256  # threads count too (OpenMP, torch)
+    build_only: bool = False  # stop after a successful build (the scheduler's build stage)
 
     def resolved_profile(self) -> str:
         return self.profile or ("gpu" if self.backend == "cuda" else "cpu")

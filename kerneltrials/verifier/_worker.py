@@ -14,7 +14,12 @@ import traceback
 from typing import Any
 
 # Timers, the channel and the timing loop are bound before any candidate code runs.
-from kerneltrials.verifier._protocol import open_channel_from_env, recv_frame, send_frame
+from kerneltrials.verifier._protocol import (
+    open_channel_from_env,
+    recv_frame,
+    recv_hello,
+    send_frame,
+)
 
 from kerneltrials.verifier._faults import WorkerFault
 
@@ -31,7 +36,11 @@ def _handle(state: Any, request: dict[str, Any]) -> dict[str, Any]:
 
 
 def serve(role: str) -> None:
-    sock, nonce = open_channel_from_env()
+    sock = open_channel_from_env()
+    try:  # the nonce arrives on the channel, never through the environment
+        nonce = recv_hello(sock)
+    except ConnectionError:
+        return
     from kerneltrials.verifier._worker_ops import WorkerState
 
     state = WorkerState(role=role)

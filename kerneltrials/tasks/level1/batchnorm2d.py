@@ -29,6 +29,9 @@ eps = 1e-5
 
 
 class Model(nn.Module):
+    running_mean: torch.Tensor
+    running_var: torch.Tensor
+
     def __init__(self, channels: int, eps: float):
         super().__init__()
         self.eps = eps

@@ -9,7 +9,7 @@ TASK = {
     "dtype": "float32",
     "configs": {
         "cpu": [{"batch": 16, "channels": 64, "height": 63, "width": 65},
-                {"batch": 4, "channels": 32, "height": 223, "width": 225},
+                {"batch": 2, "channels": 32, "height": 223, "width": 225},
                 {"batch": 32, "channels": 193, "height": 31, "width": 29}],
         "gpu": [{"batch": 64, "channels": 128, "height": 111, "width": 113},
                 {"batch": 16, "channels": 32, "height": 447, "width": 449},

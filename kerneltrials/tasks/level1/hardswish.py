@@ -9,9 +9,9 @@ TASK = {
     "tags": ["activation", "elementwise", "memory-bound"],
     "dtype": "float32",
     "configs": {
-        "cpu": [{"batch": 64, "channels": 64, "height": 63, "width": 65},
-                {"batch": 16, "channels": 24, "height": 225, "width": 223},
-                {"batch": 128, "channels": 96, "height": 31, "width": 33}],
+        "cpu": [{"batch": 32, "channels": 64, "height": 63, "width": 65},
+                {"batch": 8, "channels": 24, "height": 225, "width": 223},
+                {"batch": 64, "channels": 96, "height": 31, "width": 33}],
         "gpu": [{"batch": 64, "channels": 128, "height": 111, "width": 113},
                 {"batch": 32, "channels": 96, "height": 225, "width": 223},
                 {"batch": 256, "channels": 576, "height": 15, "width": 15}],
@@ -21,7 +21,7 @@ TASK = {
     "backward": False,
 }
 
-batch = 64
+batch = 32
 channels = 64
 height = 63
 width = 65

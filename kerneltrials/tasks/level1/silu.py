@@ -9,9 +9,9 @@ TASK = {
     "tags": ["activation", "elementwise", "memory-bound"],
     "dtype": "float32",
     "configs": {
-        "cpu": [{"batch": 48, "seq": 255, "hidden": 1023},
-                {"batch": 18, "seq": 1001, "hidden": 768},
-                {"batch": 96, "seq": 97, "hidden": 1536}],
+        "cpu": [{"batch": 24, "seq": 255, "hidden": 1023},
+                {"batch": 9, "seq": 1001, "hidden": 768},
+                {"batch": 48, "seq": 97, "hidden": 1536}],
         "gpu": [{"batch": 32, "seq": 2047, "hidden": 4096}, {"batch": 8, "seq": 4096, "hidden": 11007},
                 {"batch": 64, "seq": 1023, "hidden": 2560}],
     },
@@ -20,7 +20,7 @@ TASK = {
     "backward": False,
 }
 
-batch = 48
+batch = 24
 seq = 255
 hidden = 1023
 

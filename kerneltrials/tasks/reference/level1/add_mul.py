@@ -33,10 +33,11 @@ torch::Tensor add_mul(torch::Tensor a, torch::Tensor b, torch::Tensor c) {
 kernels = load_inline(
     name="kt_ref_add_mul",
     cpp_sources=[cpp_source],
-    functions=['add_mul'],
+    functions=["add_mul"],
     extra_cflags=["-O3", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
 )
+
 
 class ModelNew(nn.Module):
     def __init__(self):

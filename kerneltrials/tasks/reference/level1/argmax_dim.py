@@ -36,10 +36,11 @@ torch::Tensor argmax_rows(torch::Tensor x) {
 kernels = load_inline(
     name="kt_ref_argmax_dim",
     cpp_sources=[cpp_source],
-    functions=['argmax_rows'],
+    functions=["argmax_rows"],
     extra_cflags=["-O3", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
 )
+
 
 class ModelNew(nn.Module):
     def __init__(self):

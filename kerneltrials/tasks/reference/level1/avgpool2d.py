@@ -1,4 +1,6 @@
-"""Reference solution for L1/avgpool2d: 2-D average pooling (padding counted, as PyTorch's default) in C++."""
+"""Reference solution for L1/avgpool2d: 2-D average pooling (padding counted, as PyTorch's default)
+in C++.
+"""
 
 import torch
 import torch.nn as nn
@@ -47,10 +49,11 @@ torch::Tensor avgpool2d_forward(torch::Tensor x, int64_t k, int64_t stride, int6
 kernels = load_inline(
     name="kt_ref_avgpool2d",
     cpp_sources=[cpp_source],
-    functions=['avgpool2d_forward'],
+    functions=["avgpool2d_forward"],
     extra_cflags=["-O3", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
 )
+
 
 class ModelNew(nn.Module):
     def __init__(self, kernel_size: int, stride: int, padding: int):

@@ -1,4 +1,6 @@
-"""Reference solution for L1/batchnorm2d: inference batch norm as one multiply-add per element in C++."""
+"""Reference solution for L1/batchnorm2d: inference batch norm as one multiply-add per element in
+C++.
+"""
 
 import torch
 import torch.nn as nn
@@ -41,10 +43,11 @@ torch::Tensor batchnorm_inference(torch::Tensor x, torch::Tensor mean, torch::Te
 kernels = load_inline(
     name="kt_ref_batchnorm2d",
     cpp_sources=[cpp_source],
-    functions=['batchnorm_inference'],
+    functions=["batchnorm_inference"],
     extra_cflags=["-O3", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
 )
+
 
 class ModelNew(nn.Module):
     def __init__(self, channels: int, eps: float):

@@ -133,10 +133,11 @@ torch::Tensor conv1d_forward(torch::Tensor x, torch::Tensor weight, torch::Tenso
 kernels = load_inline(
     name="kt_ref_conv1d",
     cpp_sources=[cpp_source],
-    functions=['conv1d_forward'],
+    functions=["conv1d_forward"],
     extra_cflags=["-O3", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
 )
+
 
 class ModelNew(nn.Module):
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int):

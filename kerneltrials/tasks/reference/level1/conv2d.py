@@ -1,4 +1,6 @@
-"""Reference solution for L1/conv2d: im2col + blocked C++ GEMM per image ('same' padding), bias fused."""
+"""Reference solution for L1/conv2d: im2col + blocked C++ GEMM per image ('same' padding), bias
+fused.
+"""
 
 import torch
 import torch.nn as nn
@@ -140,10 +142,11 @@ torch::Tensor conv2d_forward(torch::Tensor x, torch::Tensor weight, torch::Tenso
 kernels = load_inline(
     name="kt_ref_conv2d",
     cpp_sources=[cpp_source],
-    functions=['conv2d_forward'],
+    functions=["conv2d_forward"],
     extra_cflags=["-O3", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
 )
+
 
 class ModelNew(nn.Module):
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int):

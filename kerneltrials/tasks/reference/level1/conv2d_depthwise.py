@@ -1,4 +1,6 @@
-"""Reference solution for L1/conv2d_depthwise: direct depthwise convolution in C++, one plane per task, vectorisable rows."""
+"""Reference solution for L1/conv2d_depthwise: direct depthwise convolution in C++, one plane per
+task, vectorisable rows.
+"""
 
 import torch
 import torch.nn as nn
@@ -54,10 +56,11 @@ torch::Tensor depthwise_forward(torch::Tensor x, torch::Tensor weight) {
 kernels = load_inline(
     name="kt_ref_conv2d_depthwise",
     cpp_sources=[cpp_source],
-    functions=['depthwise_forward'],
+    functions=["depthwise_forward"],
     extra_cflags=["-O3", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
 )
+
 
 class ModelNew(nn.Module):
     def __init__(self, channels: int, kernel_size: int):

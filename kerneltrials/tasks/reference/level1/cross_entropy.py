@@ -1,4 +1,6 @@
-"""Reference solution for L1/cross_entropy: per-row log-sum-exp minus the target logit, averaged, in C++."""
+"""Reference solution for L1/cross_entropy: per-row log-sum-exp minus the target logit, averaged,
+in C++.
+"""
 
 import torch
 import torch.nn as nn
@@ -41,10 +43,11 @@ torch::Tensor cross_entropy(torch::Tensor logits, torch::Tensor targets) {
 kernels = load_inline(
     name="kt_ref_cross_entropy",
     cpp_sources=[cpp_source],
-    functions=['cross_entropy'],
+    functions=["cross_entropy"],
     extra_cflags=["-O3", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
 )
+
 
 class ModelNew(nn.Module):
     def __init__(self):

@@ -37,10 +37,11 @@ torch::Tensor cumprod_rows(torch::Tensor x) {
 kernels = load_inline(
     name="kt_ref_cumprod",
     cpp_sources=[cpp_source],
-    functions=['cumprod_rows'],
+    functions=["cumprod_rows"],
     extra_cflags=["-O3", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
 )
+
 
 class ModelNew(nn.Module):
     def __init__(self):

@@ -37,10 +37,11 @@ torch::Tensor cumsum_rows(torch::Tensor x) {
 kernels = load_inline(
     name="kt_ref_cumsum",
     cpp_sources=[cpp_source],
-    functions=['cumsum_rows'],
+    functions=["cumsum_rows"],
     extra_cflags=["-O3", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
 )
+
 
 class ModelNew(nn.Module):
     def __init__(self):

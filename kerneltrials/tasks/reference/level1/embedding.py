@@ -39,10 +39,11 @@ torch::Tensor embedding_lookup(torch::Tensor tokens, torch::Tensor table) {
 kernels = load_inline(
     name="kt_ref_embedding",
     cpp_sources=[cpp_source],
-    functions=['embedding_lookup'],
+    functions=["embedding_lookup"],
     extra_cflags=["-O3", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
 )
+
 
 class ModelNew(nn.Module):
     def __init__(self, vocab: int, dim: int):

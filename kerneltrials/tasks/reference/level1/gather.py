@@ -38,10 +38,11 @@ torch::Tensor gather_cols(torch::Tensor x, torch::Tensor index) {
 kernels = load_inline(
     name="kt_ref_gather",
     cpp_sources=[cpp_source],
-    functions=['gather_cols'],
+    functions=["gather_cols"],
     extra_cflags=["-O3", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
 )
+
 
 class ModelNew(nn.Module):
     def __init__(self):

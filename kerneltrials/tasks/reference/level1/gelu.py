@@ -38,10 +38,11 @@ torch::Tensor gelu_forward(torch::Tensor x) {
 kernels = load_inline(
     name="kt_ref_gelu",
     cpp_sources=[cpp_source],
-    functions=['gelu_forward'],
+    functions=["gelu_forward"],
     extra_cflags=["-O3", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
 )
+
 
 class ModelNew(nn.Module):
     def __init__(self):

@@ -51,10 +51,11 @@ torch::Tensor groupnorm_forward(torch::Tensor x, int64_t groups, torch::Tensor g
 kernels = load_inline(
     name="kt_ref_groupnorm",
     cpp_sources=[cpp_source],
-    functions=['groupnorm_forward'],
+    functions=["groupnorm_forward"],
     extra_cflags=["-O3", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
 )
+
 
 class ModelNew(nn.Module):
     def __init__(self, groups: int, channels: int, eps: float):

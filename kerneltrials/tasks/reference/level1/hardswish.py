@@ -34,10 +34,11 @@ torch::Tensor hardswish_forward(torch::Tensor x) {
 kernels = load_inline(
     name="kt_ref_hardswish",
     cpp_sources=[cpp_source],
-    functions=['hardswish_forward'],
+    functions=["hardswish_forward"],
     extra_cflags=["-O3", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
 )
+
 
 class ModelNew(nn.Module):
     def __init__(self):

@@ -44,10 +44,11 @@ torch::Tensor layernorm_rows(torch::Tensor x, torch::Tensor gamma, torch::Tensor
 kernels = load_inline(
     name="kt_ref_layernorm",
     cpp_sources=[cpp_source],
-    functions=['layernorm_rows'],
+    functions=["layernorm_rows"],
     extra_cflags=["-O3", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
 )
+
 
 class ModelNew(nn.Module):
     def __init__(self, hidden: int, eps: float):

@@ -40,10 +40,11 @@ torch::Tensor log_softmax_rows(torch::Tensor x) {
 kernels = load_inline(
     name="kt_ref_log_softmax",
     cpp_sources=[cpp_source],
-    functions=['log_softmax_rows'],
+    functions=["log_softmax_rows"],
     extra_cflags=["-O3", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
 )
+
 
 class ModelNew(nn.Module):
     def __init__(self):

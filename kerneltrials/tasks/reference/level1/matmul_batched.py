@@ -120,10 +120,11 @@ torch::Tensor bmm(torch::Tensor a, torch::Tensor b) {
 kernels = load_inline(
     name="kt_ref_matmul_batched",
     cpp_sources=[cpp_source],
-    functions=['bmm'],
+    functions=["bmm"],
     extra_cflags=["-O3", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
 )
+
 
 class ModelNew(nn.Module):
     def __init__(self):

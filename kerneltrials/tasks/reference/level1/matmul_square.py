@@ -114,10 +114,11 @@ torch::Tensor matmul_square_forward(torch::Tensor a, torch::Tensor b) {
 kernels = load_inline(
     name="kt_ref_matmul_square",
     cpp_sources=[cpp_source],
-    functions=['matmul_square_forward'],
+    functions=["matmul_square_forward"],
     extra_cflags=["-O3", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
 )
+
 
 class ModelNew(nn.Module):
     def __init__(self):

@@ -1,4 +1,6 @@
-"""Reference solution for L1/matmul_tall_skinny: register-tiled C++ GEMM, parallel over the many rows."""
+"""Reference solution for L1/matmul_tall_skinny: register-tiled C++ GEMM, parallel over the many
+rows.
+"""
 
 import torch
 import torch.nn as nn
@@ -114,10 +116,11 @@ torch::Tensor matmul_tall_skinny_forward(torch::Tensor a, torch::Tensor b) {
 kernels = load_inline(
     name="kt_ref_matmul_tall_skinny",
     cpp_sources=[cpp_source],
-    functions=['matmul_tall_skinny_forward'],
+    functions=["matmul_tall_skinny_forward"],
     extra_cflags=["-O3", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
 )
+
 
 class ModelNew(nn.Module):
     def __init__(self):

@@ -38,10 +38,11 @@ torch::Tensor matvec(torch::Tensor a, torch::Tensor x) {
 kernels = load_inline(
     name="kt_ref_matvec",
     cpp_sources=[cpp_source],
-    functions=['matvec'],
+    functions=["matvec"],
     extra_cflags=["-O3", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
 )
+
 
 class ModelNew(nn.Module):
     def __init__(self):

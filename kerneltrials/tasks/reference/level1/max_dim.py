@@ -36,10 +36,11 @@ torch::Tensor max_rows(torch::Tensor x) {
 kernels = load_inline(
     name="kt_ref_max_dim",
     cpp_sources=[cpp_source],
-    functions=['max_rows'],
+    functions=["max_rows"],
     extra_cflags=["-O3", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
 )
+
 
 class ModelNew(nn.Module):
     def __init__(self):

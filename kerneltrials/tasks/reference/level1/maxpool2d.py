@@ -47,10 +47,11 @@ torch::Tensor maxpool2d_forward(torch::Tensor x, int64_t k, int64_t stride, int6
 kernels = load_inline(
     name="kt_ref_maxpool2d",
     cpp_sources=[cpp_source],
-    functions=['maxpool2d_forward'],
+    functions=["maxpool2d_forward"],
     extra_cflags=["-O3", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
 )
+
 
 class ModelNew(nn.Module):
     def __init__(self, kernel_size: int, stride: int, padding: int):

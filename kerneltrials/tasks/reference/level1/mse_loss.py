@@ -33,10 +33,11 @@ torch::Tensor mse_loss(torch::Tensor p, torch::Tensor t) {
 kernels = load_inline(
     name="kt_ref_mse_loss",
     cpp_sources=[cpp_source],
-    functions=['mse_loss'],
+    functions=["mse_loss"],
     extra_cflags=["-O3", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
 )
+
 
 class ModelNew(nn.Module):
     def __init__(self):

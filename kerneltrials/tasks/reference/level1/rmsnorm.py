@@ -39,10 +39,11 @@ torch::Tensor rmsnorm_rows(torch::Tensor x, torch::Tensor weight, double eps) {
 kernels = load_inline(
     name="kt_ref_rmsnorm",
     cpp_sources=[cpp_source],
-    functions=['rmsnorm_rows'],
+    functions=["rmsnorm_rows"],
     extra_cflags=["-O3", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
 )
+
 
 class ModelNew(nn.Module):
     def __init__(self, hidden: int, eps: float):

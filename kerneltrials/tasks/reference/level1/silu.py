@@ -38,10 +38,11 @@ torch::Tensor silu_forward(torch::Tensor x) {
 kernels = load_inline(
     name="kt_ref_silu",
     cpp_sources=[cpp_source],
-    functions=['silu_forward'],
+    functions=["silu_forward"],
     extra_cflags=["-O3", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
 )
+
 
 class ModelNew(nn.Module):
     def __init__(self):

@@ -1,4 +1,6 @@
-"""Reference solution for L1/smooth_l1_loss: Huber-style loss as a parallel C++ reduction (double)."""
+"""Reference solution for L1/smooth_l1_loss: Huber-style loss as a parallel C++ reduction (double).
+
+"""
 
 import torch
 import torch.nn as nn
@@ -36,10 +38,11 @@ torch::Tensor smooth_l1_loss(torch::Tensor p, torch::Tensor t, double beta) {
 kernels = load_inline(
     name="kt_ref_smooth_l1_loss",
     cpp_sources=[cpp_source],
-    functions=['smooth_l1_loss'],
+    functions=["smooth_l1_loss"],
     extra_cflags=["-O3", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
 )
+
 
 class ModelNew(nn.Module):
     def __init__(self, beta: float):

@@ -40,10 +40,11 @@ torch::Tensor softmax_rows(torch::Tensor x) {
 kernels = load_inline(
     name="kt_ref_softmax",
     cpp_sources=[cpp_source],
-    functions=['softmax_rows'],
+    functions=["softmax_rows"],
     extra_cflags=["-O3", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
 )
+
 
 class ModelNew(nn.Module):
     def __init__(self):

@@ -1,4 +1,6 @@
-"""Reference solution for L1/sum_dim: sum over the middle axis in C++, contiguous inner loop, double accumulators."""
+"""Reference solution for L1/sum_dim: sum over the middle axis in C++, contiguous inner loop,
+double accumulators.
+"""
 
 import torch
 import torch.nn as nn
@@ -42,10 +44,11 @@ torch::Tensor sum_middle(torch::Tensor x) {
 kernels = load_inline(
     name="kt_ref_sum_dim",
     cpp_sources=[cpp_source],
-    functions=['sum_middle'],
+    functions=["sum_middle"],
     extra_cflags=["-O3", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
 )
+
 
 class ModelNew(nn.Module):
     def __init__(self):

@@ -1,4 +1,6 @@
-"""Reference solution for L2/bmm_scale_add_gelu: C++ batched GEMM with a fused scale + bias + GELU epilogue."""
+"""Reference solution for L2/bmm_scale_add_gelu: C++ batched GEMM with a fused scale + bias + GELU
+epilogue.
+"""
 
 import torch
 import torch.nn as nn
@@ -125,10 +127,11 @@ torch::Tensor bmm_scale_add_gelu(torch::Tensor a, torch::Tensor b, torch::Tensor
 kernels = load_inline(
     name="kt_ref_bmm_scale_add_gelu",
     cpp_sources=[cpp_source],
-    functions=['bmm_scale_add_gelu'],
+    functions=["bmm_scale_add_gelu"],
     extra_cflags=["-O3", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
 )
+
 
 class ModelNew(nn.Module):
     def __init__(self):

@@ -1,4 +1,6 @@
-"""Reference solution for L2/conv1d_relu_maxpool: PyTorch's 1-D convolution, then ReLU + max-pool fused in C++."""
+"""Reference solution for L2/conv1d_relu_maxpool: PyTorch's 1-D convolution, then ReLU + max-pool
+fused in C++.
+"""
 
 import torch
 import torch.nn as nn
@@ -35,10 +37,11 @@ torch::Tensor relu_maxpool2(torch::Tensor y) {
 kernels = load_inline(
     name="kt_ref_conv1d_relu_maxpool",
     cpp_sources=[cpp_source],
-    functions=['relu_maxpool2'],
+    functions=["relu_maxpool2"],
     extra_cflags=["-O3", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
 )
+
 
 class ModelNew(nn.Module):
     def __init__(self, in_channels: int, out_channels: int):

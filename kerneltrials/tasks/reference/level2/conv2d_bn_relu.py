@@ -1,4 +1,6 @@
-"""Reference solution for L2/conv2d_bn_relu: PyTorch's convolution, then conv bias + inference BN + ReLU fused in C++."""
+"""Reference solution for L2/conv2d_bn_relu: PyTorch's convolution, then conv bias + inference BN +
+ReLU fused in C++.
+"""
 
 import torch
 import torch.nn as nn
@@ -45,10 +47,11 @@ torch::Tensor bias_bn_relu(torch::Tensor y, torch::Tensor conv_bias, torch::Tens
 kernels = load_inline(
     name="kt_ref_conv2d_bn_relu",
     cpp_sources=[cpp_source],
-    functions=['bias_bn_relu'],
+    functions=["bias_bn_relu"],
     extra_cflags=["-O3", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
 )
+
 
 class ModelNew(nn.Module):
     def __init__(self, in_channels: int, out_channels: int):

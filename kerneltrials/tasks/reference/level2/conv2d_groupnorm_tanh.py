@@ -1,4 +1,6 @@
-"""Reference solution for L2/conv2d_groupnorm_tanh: PyTorch's convolution, then group norm (double statistics) + tanh in C++."""
+"""Reference solution for L2/conv2d_groupnorm_tanh: PyTorch's convolution, then group norm (double
+statistics) + tanh in C++.
+"""
 
 import torch
 import torch.nn as nn
@@ -52,10 +54,11 @@ torch::Tensor groupnorm_tanh(torch::Tensor y, int64_t groups, torch::Tensor gamm
 kernels = load_inline(
     name="kt_ref_conv2d_groupnorm_tanh",
     cpp_sources=[cpp_source],
-    functions=['groupnorm_tanh'],
+    functions=["groupnorm_tanh"],
     extra_cflags=["-O3", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
 )
+
 
 class ModelNew(nn.Module):
     def __init__(self, in_channels: int, out_channels: int, groups: int):

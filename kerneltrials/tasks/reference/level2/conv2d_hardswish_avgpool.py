@@ -1,4 +1,6 @@
-"""Reference solution for L2/conv2d_hardswish_avgpool: PyTorch's convolution, then hard-swish + 2x2 average pool fused in C++."""
+"""Reference solution for L2/conv2d_hardswish_avgpool: PyTorch's convolution, then hard-swish + 2x2
+average pool fused in C++.
+"""
 
 import torch
 import torch.nn as nn
@@ -44,10 +46,11 @@ torch::Tensor hardswish_avgpool2(torch::Tensor y) {
 kernels = load_inline(
     name="kt_ref_conv2d_hardswish_avgpool",
     cpp_sources=[cpp_source],
-    functions=['hardswish_avgpool2'],
+    functions=["hardswish_avgpool2"],
     extra_cflags=["-O3", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
 )
+
 
 class ModelNew(nn.Module):
     def __init__(self, in_channels: int, out_channels: int):

@@ -1,4 +1,6 @@
-"""Reference solution for L2/conv2d_instancenorm_leakyrelu: PyTorch's convolution, then instance norm + leaky ReLU in C++."""
+"""Reference solution for L2/conv2d_instancenorm_leakyrelu: PyTorch's convolution, then instance
+norm + leaky ReLU in C++.
+"""
 
 import torch
 import torch.nn as nn
@@ -46,10 +48,11 @@ torch::Tensor instancenorm_leakyrelu(torch::Tensor y, double eps, double slope) 
 kernels = load_inline(
     name="kt_ref_conv2d_instancenorm_leakyrelu",
     cpp_sources=[cpp_source],
-    functions=['instancenorm_leakyrelu'],
+    functions=["instancenorm_leakyrelu"],
     extra_cflags=["-O3", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
 )
+
 
 class ModelNew(nn.Module):
     def __init__(self, in_channels: int, out_channels: int):

@@ -1,4 +1,6 @@
-"""Reference solution for L2/conv2d_residual_add_relu: PyTorch's convolution, then residual add + ReLU fused in C++."""
+"""Reference solution for L2/conv2d_residual_add_relu: PyTorch's convolution, then residual add +
+ReLU fused in C++.
+"""
 
 import torch
 import torch.nn as nn
@@ -33,10 +35,11 @@ torch::Tensor add_relu(torch::Tensor y, torch::Tensor x) {
 kernels = load_inline(
     name="kt_ref_conv2d_residual_add_relu",
     cpp_sources=[cpp_source],
-    functions=['add_relu'],
+    functions=["add_relu"],
     extra_cflags=["-O3", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
 )
+
 
 class ModelNew(nn.Module):
     def __init__(self, channels: int):

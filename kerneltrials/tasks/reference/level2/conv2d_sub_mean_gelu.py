@@ -1,4 +1,6 @@
-"""Reference solution for L2/conv2d_sub_mean_gelu: PyTorch's convolution, then spatial-mean subtraction + GELU in C++."""
+"""Reference solution for L2/conv2d_sub_mean_gelu: PyTorch's convolution, then spatial-mean
+subtraction + GELU in C++.
+"""
 
 import torch
 import torch.nn as nn
@@ -42,10 +44,11 @@ torch::Tensor sub_mean_gelu(torch::Tensor y) {
 kernels = load_inline(
     name="kt_ref_conv2d_sub_mean_gelu",
     cpp_sources=[cpp_source],
-    functions=['sub_mean_gelu'],
+    functions=["sub_mean_gelu"],
     extra_cflags=["-O3", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
 )
+
 
 class ModelNew(nn.Module):
     def __init__(self, in_channels: int, out_channels: int):

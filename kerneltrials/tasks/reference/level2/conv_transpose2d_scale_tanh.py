@@ -1,4 +1,6 @@
-"""Reference solution for L2/conv_transpose2d_scale_tanh: PyTorch's transposed convolution, then per-channel scale + tanh in C++."""
+"""Reference solution for L2/conv_transpose2d_scale_tanh: PyTorch's transposed convolution, then
+per-channel scale + tanh in C++.
+"""
 
 import torch
 import torch.nn as nn
@@ -35,10 +37,11 @@ torch::Tensor scale_tanh(torch::Tensor y, torch::Tensor scale) {
 kernels = load_inline(
     name="kt_ref_conv_transpose2d_scale_tanh",
     cpp_sources=[cpp_source],
-    functions=['scale_tanh'],
+    functions=["scale_tanh"],
     extra_cflags=["-O3", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
 )
+
 
 class ModelNew(nn.Module):
     def __init__(self, in_channels: int, out_channels: int):

@@ -1,4 +1,6 @@
-"""Reference solution for L2/depthwise_conv2d_bn_relu6: direct 3x3 depthwise convolution in C++, fused BN + ReLU6."""
+"""Reference solution for L2/depthwise_conv2d_bn_relu6: direct 3x3 depthwise convolution in C++,
+fused BN + ReLU6.
+"""
 
 import torch
 import torch.nn as nn
@@ -64,10 +66,11 @@ torch::Tensor depthwise_conv2d_bn_relu6(torch::Tensor x, torch::Tensor weight, t
 kernels = load_inline(
     name="kt_ref_depthwise_conv2d_bn_relu6",
     cpp_sources=[cpp_source],
-    functions=['depthwise_conv2d_bn_relu6'],
+    functions=["depthwise_conv2d_bn_relu6"],
     extra_cflags=["-O3", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
 )
+
 
 class ModelNew(nn.Module):
     def __init__(self, channels: int):

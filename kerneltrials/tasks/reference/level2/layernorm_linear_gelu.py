@@ -137,10 +137,11 @@ torch::Tensor layernorm_linear_gelu(torch::Tensor x, torch::Tensor gamma, torch:
 kernels = load_inline(
     name="kt_ref_layernorm_linear_gelu",
     cpp_sources=[cpp_source],
-    functions=['layernorm_linear_gelu'],
+    functions=["layernorm_linear_gelu"],
     extra_cflags=["-O3", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
 )
+
 
 class ModelNew(nn.Module):
     def __init__(self, in_features: int, out_features: int):

@@ -1,4 +1,6 @@
-"""Reference solution for L2/linear_batchnorm_relu: C++ GEMM with inference batch norm + ReLU fused."""
+"""Reference solution for L2/linear_batchnorm_relu: C++ GEMM with inference batch norm + ReLU
+fused.
+"""
 
 import torch
 import torch.nn as nn
@@ -130,10 +132,11 @@ torch::Tensor linear_batchnorm_relu(torch::Tensor x, torch::Tensor weight, torch
 kernels = load_inline(
     name="kt_ref_linear_batchnorm_relu",
     cpp_sources=[cpp_source],
-    functions=['linear_batchnorm_relu'],
+    functions=["linear_batchnorm_relu"],
     extra_cflags=["-O3", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
 )
+
 
 class ModelNew(nn.Module):
     def __init__(self, in_features: int, out_features: int):

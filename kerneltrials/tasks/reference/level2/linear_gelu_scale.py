@@ -1,4 +1,6 @@
-"""Reference solution for L2/linear_gelu_scale: blocked C++ GEMM with a fused GELU * scale epilogue."""
+"""Reference solution for L2/linear_gelu_scale: blocked C++ GEMM with a fused GELU * scale
+epilogue.
+"""
 
 import torch
 import torch.nn as nn
@@ -122,10 +124,11 @@ torch::Tensor linear_gelu_scale(torch::Tensor x, torch::Tensor weight, torch::Te
 kernels = load_inline(
     name="kt_ref_linear_gelu_scale",
     cpp_sources=[cpp_source],
-    functions=['linear_gelu_scale'],
+    functions=["linear_gelu_scale"],
     extra_cflags=["-O3", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
 )
+
 
 class ModelNew(nn.Module):
     def __init__(self, in_features: int, out_features: int):

@@ -123,10 +123,11 @@ torch::Tensor linear_l2norm_scale(torch::Tensor x, torch::Tensor weight, torch::
 kernels = load_inline(
     name="kt_ref_linear_l2norm_scale",
     cpp_sources=[cpp_source],
-    functions=['linear_l2norm_scale'],
+    functions=["linear_l2norm_scale"],
     extra_cflags=["-O3", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
 )
+
 
 class ModelNew(nn.Module):
     def __init__(self, in_features: int, out_features: int):

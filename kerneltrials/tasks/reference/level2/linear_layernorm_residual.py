@@ -128,10 +128,11 @@ torch::Tensor linear_layernorm_residual(torch::Tensor x, torch::Tensor weight, t
 kernels = load_inline(
     name="kt_ref_linear_layernorm_residual",
     cpp_sources=[cpp_source],
-    functions=['linear_layernorm_residual'],
+    functions=["linear_layernorm_residual"],
     extra_cflags=["-O3", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
 )
+
 
 class ModelNew(nn.Module):
     def __init__(self, features: int):

@@ -1,4 +1,6 @@
-"""Reference solution for L2/linear_rmsnorm_silu: C++ GEMM, fused RMS norm (double sums) and SiLU."""
+"""Reference solution for L2/linear_rmsnorm_silu: C++ GEMM, fused RMS norm (double sums) and SiLU.
+
+"""
 
 import torch
 import torch.nn as nn
@@ -127,10 +129,11 @@ torch::Tensor linear_rmsnorm_silu(torch::Tensor x, torch::Tensor weight, torch::
 kernels = load_inline(
     name="kt_ref_linear_rmsnorm_silu",
     cpp_sources=[cpp_source],
-    functions=['linear_rmsnorm_silu'],
+    functions=["linear_rmsnorm_silu"],
     extra_cflags=["-O3", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
 )
+
 
 class ModelNew(nn.Module):
     def __init__(self, in_features: int, out_features: int):

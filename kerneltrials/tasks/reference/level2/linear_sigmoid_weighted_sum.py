@@ -1,4 +1,6 @@
-"""Reference solution for L2/linear_sigmoid_weighted_sum: C++ GEMM, fused sigmoid and weighted row sum."""
+"""Reference solution for L2/linear_sigmoid_weighted_sum: C++ GEMM, fused sigmoid and weighted row
+sum.
+"""
 
 import torch
 import torch.nn as nn
@@ -128,10 +130,11 @@ torch::Tensor linear_sigmoid_weighted_sum(torch::Tensor x, torch::Tensor weight,
 kernels = load_inline(
     name="kt_ref_linear_sigmoid_weighted_sum",
     cpp_sources=[cpp_source],
-    functions=['linear_sigmoid_weighted_sum'],
+    functions=["linear_sigmoid_weighted_sum"],
     extra_cflags=["-O3", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
 )
+
 
 class ModelNew(nn.Module):
     def __init__(self, in_features: int, out_features: int):

@@ -121,10 +121,11 @@ torch::Tensor linear_silu_gate_residual(torch::Tensor x, torch::Tensor z, torch:
 kernels = load_inline(
     name="kt_ref_linear_silu_gate_residual",
     cpp_sources=[cpp_source],
-    functions=['linear_silu_gate_residual'],
+    functions=["linear_silu_gate_residual"],
     extra_cflags=["-O3", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
 )
+
 
 class ModelNew(nn.Module):
     def __init__(self, in_features: int, out_features: int):

@@ -124,10 +124,11 @@ torch::Tensor matmul_softmax(torch::Tensor a, torch::Tensor b) {
 kernels = load_inline(
     name="kt_ref_matmul_softmax",
     cpp_sources=[cpp_source],
-    functions=['matmul_softmax'],
+    functions=["matmul_softmax"],
     extra_cflags=["-O3", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
 )
+
 
 class ModelNew(nn.Module):
     def __init__(self):

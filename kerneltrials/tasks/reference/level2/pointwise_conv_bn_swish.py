@@ -1,4 +1,6 @@
-"""Reference solution for L2/pointwise_conv_bn_swish: the 1x1 convolution as a C++ GEMM per image, fused BN + swish."""
+"""Reference solution for L2/pointwise_conv_bn_swish: the 1x1 convolution as a C++ GEMM per image,
+fused BN + swish.
+"""
 
 import torch
 import torch.nn as nn
@@ -136,10 +138,11 @@ torch::Tensor pointwise_conv_bn_swish(torch::Tensor x, torch::Tensor weight, tor
 kernels = load_inline(
     name="kt_ref_pointwise_conv_bn_swish",
     cpp_sources=[cpp_source],
-    functions=['pointwise_conv_bn_swish'],
+    functions=["pointwise_conv_bn_swish"],
     extra_cflags=["-O3", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
 )
+
 
 class ModelNew(nn.Module):
     def __init__(self, in_channels: int, out_channels: int):

@@ -1,0 +1,145 @@
+"""``kerneltrials eval``: a model (or agent) on the task set, every attempt stored."""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from typing import Any
+
+import click
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from kerneltrials.commands._common import (
+    backend_option,
+    fail,
+    json_option,
+    print_json,
+    profile_option,
+    stderr_console,
+    stdout_console,
+)
+
+
+class RichReporter:
+    """Tasks done, verdict counts, running fast_1, tokens and cost, on stderr."""
+
+    def __init__(self) -> None:
+        self.progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(),
+                                 MofNCompleteColumn(), TimeElapsedColumn(),
+                                 TextColumn("{task.fields[stats]}"), console=stderr_console)
+        self.statuses: Counter[str] = Counter()
+        self.best: dict[str, float] = {}  # task -> best correct speedup
+        self.done = 0
+        self.bar: Any = None
+        self._lock = threading.Lock()
+
+    def on_start(self, run: str, total: int, already_done: int) -> None:
+        self.progress.start()
+        self.done = already_done
+        self.bar = self.progress.add_task(f"eval {run}", total=total, completed=already_done,
+                                          stats="")
+
+    def on_attempt(self, task_id: str, verdict: dict[str, Any], spend: Any) -> None:
+        with self._lock:
+            self.statuses[str(verdict.get("status"))] += 1
+            speedup = verdict.get("speedup")
+            if verdict.get("status") == "correct" and isinstance(speedup, int | float):
+                self.best[task_id] = max(self.best.get(task_id, 0.0), float(speedup))
+            self._refresh(spend)
+
+    def on_episode(self, task_id: str, outcome: str) -> None:
+        with self._lock:
+            if outcome == "done":
+                self.done += 1
+            self.progress.update(self.bar, completed=self.done)
+
+    def _refresh(self, spend: Any) -> None:
+        counts = " ".join(f"{status}={count}" for status, count in sorted(self.statuses.items()))
+        fast_1 = sum(1 for s in self.best.values() if s > 1) / max(self.done, 1)
+        stats = (f"{counts}  fast_1≈{fast_1:.2f}  tokens {spend.prompt_tokens}+"
+                 f"{spend.completion_tokens}  ${spend.cost_usd:.4f}")
+        self.progress.update(self.bar, stats=stats)
+
+    def stop(self) -> None:
+        self.progress.stop()
+
+
+@click.command("eval")
+@click.option("--model", required=True,
+              help="PROVIDER:MODEL (openai:gpt-4.1, anthropic:…, openai-compatible:…, "
+                   "replay:FILE.jsonl) or `reference` (the shipped solutions, no API key).")
+@click.option("--agent", default="one-shot", show_default=True,
+              help="Strategy: one-shot, best-of-n, refine, coder-judge, or FILE.py:ClassName.")
+@backend_option
+@click.option("--tasks", "selector", default="L1", show_default=True,
+              help="Levels, ids or globs, comma-separated: L1, L1/relu, 'L2/*conv*'.")
+@profile_option
+@click.option("--run", "run_name", default=None, help="Run name [default: model-agent-time].")
+@click.option("--db", default=None, envvar="KERNELTRIALS_DB",
+              help="Results store [default: ./kerneltrials.sqlite or $KERNELTRIALS_DB].")
+@click.option("--executor", type=click.Choice(["ray", "local"]), default="ray", show_default=True,
+              help="ray: a local Ray instance or --ray-address; local: this process only.")
+@click.option("--ray-address", default=None, envvar="RAY_ADDRESS",
+              help="Join this Ray cluster instead of starting a local instance.")
+@click.option("--max-concurrency", default=2, show_default=True, type=click.IntRange(1, 1024),
+              help="Task episodes in flight at once.")
+@click.option("--max-cost", "max_cost", type=float, default=None,
+              help="Stop cleanly (and resumably) before the spend would pass this many USD.")
+@click.option("--resume", is_flag=True, help="Continue the run named by --run.")
+@click.option("--hidden-seed", type=int, default=None,
+              help="Seed of the hidden shapes [default: fresh per run, recorded].")
+@click.option("--samples", type=int, default=None, help="Samples per task (best-of-n).")
+@click.option("--rounds", type=int, default=None, help="Rounds per task (refine, coder-judge).")
+@click.option("--base-url", default=None, help="Server of an openai-compatible model.")
+@click.option("--compile-baseline/--no-compile-baseline", default=True, show_default=True,
+              help="Also time torch.compile for speedup_compile.")
+@click.option("--quick", is_flag=True, help="Short, noisy timing (smoke runs, not for scores).")
+@json_option
+def eval_command(model: str, agent: str, backend: str, selector: str, profile: str | None,
+                 run_name: str | None, db: str | None, executor: str, ray_address: str | None,
+                 max_concurrency: int, max_cost: float | None, resume: bool,
+                 hidden_seed: int | None, samples: int | None, rounds: int | None,
+                 base_url: str | None, compile_baseline: bool, quick: bool,
+                 as_json: bool) -> None:
+    """Evaluate MODEL with AGENT on the selected tasks; every verdict is stored at once.
+
+    Interrupt it at any time: `--resume --run NAME` continues without redoing finished
+    tasks. At the end the fast_p table is printed (see `kerneltrials score`)."""
+    from kerneltrials.agents import ProviderUserError
+    from kerneltrials.results import StoreError
+    from kerneltrials.scheduler import EvalConfig, run_eval
+    from kerneltrials.tasks import TaskError
+    from kerneltrials.verifier import QUICK_TIMING, CheckOptions, TimingOptions
+
+    check = CheckOptions(backend=backend, profile=profile, compile_baseline=compile_baseline,
+                         timing=QUICK_TIMING if quick else TimingOptions())
+    strategy_options = {k: v for k, v in (("samples", samples), ("rounds", rounds)) if v}
+    config = EvalConfig(model=model, agent=agent, backend=backend, tasks=selector,
+                        profile=profile, run_name=run_name, db=db, executor=executor,
+                        ray_address=ray_address, max_concurrency=max_concurrency,
+                        max_cost_usd=max_cost, resume=resume, hidden_seed=hidden_seed,
+                        check=check, strategy_options=strategy_options,
+                        provider_options={"base_url": base_url} if base_url else {})
+    reporter = RichReporter()
+    try:
+        summary = run_eval(config, reporter)
+    except (TaskError, ProviderUserError, StoreError, ValueError) as error:
+        reporter.stop()
+        fail(str(error))
+    reporter.stop()
+    if as_json:
+        print_json({"run": summary.run, "status": summary.status, "stop_reason": summary.stop_reason,
+                    "episodes": summary.episodes,
+                    "score": summary.score.to_json() if summary.score is not None else None})
+        return
+    _print_summary(summary)
+
+
+def _print_summary(summary: Any) -> None:
+    from kerneltrials.commands.score import print_report
+
+    note = f" ({summary.stop_reason}; continue with --resume --run {summary.run})" \
+        if summary.status == "stopped" else ""
+    stdout_console.print(f"run [bold]{summary.run}[/]: {summary.status}{note}", highlight=False)
+    if summary.score is not None:
+        print_report(summary.score)

@@ -1,0 +1,19 @@
+"""Scheduling verification jobs (Ray or local) and running evaluations."""
+
+from kerneltrials.scheduler._budget import BudgetExhausted, Spend
+from kerneltrials.scheduler._eval import EvalConfig, EvalReporter, EvalSummary, run_eval
+from kerneltrials.scheduler._executor import Executor, LocalExecutor, resolve_executor
+from kerneltrials.scheduler._selector import select_tasks
+
+__all__ = [
+    "BudgetExhausted",
+    "EvalConfig",
+    "EvalReporter",
+    "EvalSummary",
+    "Executor",
+    "LocalExecutor",
+    "Spend",
+    "resolve_executor",
+    "run_eval",
+    "select_tasks",
+]

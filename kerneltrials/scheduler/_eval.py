@@ -1,0 +1,226 @@
+"""``run_eval``: a model and a strategy on a task selection, every attempt stored.
+
+An episode is one task's agent session. Episodes run in threads (``max_concurrency``),
+each verdict comes from the executor (Ray by default) and is committed the moment it
+exists; a finished episode is marked so ``resume`` skips it. See docs/design/eval.md.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol
+
+from kerneltrials import __version__
+from kerneltrials.agents import (
+    Attempt,
+    ProviderUnavailable,
+    ProviderUserError,
+    StrategyContext,
+    describe_hardware,
+    resolve_provider,
+    resolve_strategy,
+)
+from kerneltrials.results import ResultsStore, RunRecord, open_store, score_run
+from kerneltrials.scheduler._budget import BudgetedProvider, BudgetExhausted, Spend
+from kerneltrials.scheduler._executor import Executor, resolve_executor
+from kerneltrials.scheduler._provenance import git_commit, task_set_version
+from kerneltrials.scheduler._selector import select_tasks
+from kerneltrials.tasks import TaskSpec
+from kerneltrials.verifier import CheckOptions
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    """Everything ``kerneltrials eval`` takes; each field is one CLI option."""
+
+    model: str  # "reference", "replay:run.jsonl", "openai:gpt-4.1", ...
+    agent: str = "one-shot"  # a strategy name or path/to/file.py:ClassName
+    backend: str = "cpu"
+    tasks: str = "L1"  # selector: levels, ids, globs, comma-separated
+    profile: str | None = None
+    run_name: str | None = None
+    db: str | None = None
+    executor: str = "ray"  # "ray" (default) or "local" (no Ray, one process)
+    ray_address: str | None = None
+    max_concurrency: int = 2  # episodes in flight
+    max_cost_usd: float | None = None
+    resume: bool = False
+    hidden_seed: int | None = None  # default: a fresh seed per run, recorded
+    check: CheckOptions = field(default_factory=CheckOptions)
+    provider_options: dict[str, Any] = field(default_factory=dict)
+    strategy_options: dict[str, Any] = field(default_factory=dict)
+
+
+class EvalReporter(Protocol):
+    """Progress hooks (the CLI draws a rich display; the API may pass nothing)."""
+
+    def on_start(self, run: str, total: int, already_done: int) -> None: ...
+
+    def on_attempt(self, task_id: str, verdict: dict[str, Any], spend: Spend) -> None: ...
+
+    def on_episode(self, task_id: str, outcome: str) -> None: ...
+
+
+class _SilentReporter:
+    def on_start(self, run: str, total: int, already_done: int) -> None: ...
+
+    def on_attempt(self, task_id: str, verdict: dict[str, Any], spend: Spend) -> None: ...
+
+    def on_episode(self, task_id: str, outcome: str) -> None: ...
+
+
+@dataclass
+class EvalSummary:
+    run: str
+    status: str  # "finished" or "stopped"
+    stop_reason: str | None
+    episodes: dict[str, str]  # task id -> "done" | "budget" | "provider_error" | "skipped"
+    score: Any  # the stored eager ScoreReport (``.to_json()`` for data)
+
+
+def resolve_model(spec: str, options: dict[str, Any]) -> Any:
+    """A provider for ``--model``; ``reference`` alone means the shipped solutions."""
+    return resolve_provider("reference:solutions" if spec == "reference" else spec, **options)
+
+
+def _open_run(store: ResultsStore, config: EvalConfig,
+              tasks: list[TaskSpec]) -> tuple[RunRecord, int]:
+    if config.resume:
+        if not config.run_name:
+            raise ValueError("--resume needs --run NAME (the run to continue)")
+        run = store.reopen_run(config.run_name)
+        return run, int(run.hidden_seed if run.hidden_seed is not None else 0)
+    from kerneltrials.verifier._hardware import hardware_fingerprint
+
+    seed = config.hidden_seed if config.hidden_seed is not None else secrets.randbits(31)
+    settings = {"tasks": config.tasks, "max_concurrency": config.max_concurrency,
+                "max_cost_usd": config.max_cost_usd, "executor": config.executor,
+                "strategy_options": config.strategy_options,
+                "check": {k: v for k, v in asdict(config.check).items() if k != "timing"},
+                "timing": asdict(config.check.timing)}
+    run = store.create_run(
+        model=config.model, agent=config.agent, backend=config.backend,
+        profile=config.profile or config.check.resolved_profile(), name=config.run_name,
+        hardware=hardware_fingerprint(config.backend), harness_version=__version__,
+        task_set_version=task_set_version(), git_commit=git_commit(), hidden_seed=seed,
+        config=settings, task_ids=[task.id for task in tasks])
+    return run, seed
+
+
+class _Episodes:
+    """Runs and records episodes; shared by the worker threads of one eval."""
+
+    def __init__(self, config: EvalConfig, store: ResultsStore, run: RunRecord, seed: int,
+                 provider: BudgetedProvider, executor: Executor, reporter: EvalReporter) -> None:
+        self.config, self.store, self.run, self.seed = config, store, run, seed
+        self.provider, self.executor, self.reporter = provider, executor, reporter
+        self.stop = threading.Event()
+        self.stop_reason: str | None = None
+        self.hardware = describe_hardware(config.backend)
+        self.profile = config.profile or config.check.resolved_profile()
+
+    def halt(self, reason: str) -> None:
+        self.stop_reason = self.stop_reason or reason
+        self.stop.set()
+
+    def run_one(self, task: TaskSpec) -> str:
+        if self.stop.is_set() or self.provider.spend.would_exceed():
+            self.halt(self.stop_reason or "budget")
+            return "skipped"
+        strategy = resolve_strategy(self.config.agent, **self.config.strategy_options)
+        recorded: list[int] = []
+        strategy.attempt_observer = lambda attempt: self._record(task, attempt, recorded)
+        context = StrategyContext(task_id=task.id, task_source=task.source,
+                                  backend=self.config.backend, hardware=self.hardware,
+                                  configs=tuple(task.public_configs(self.profile)))
+        try:
+            strategy.run(context, self.provider,
+                         lambda source: self.executor.verify(task, source, self.seed))
+        except BudgetExhausted as error:
+            self.halt(str(error))
+            return "budget"
+        except ProviderUserError as error:
+            self.halt(f"{type(error).__name__}: {error}")
+            return "fatal"
+        except ProviderUnavailable as error:
+            self._record_provider_failure(task, error, recorded)
+            return "provider_error"
+        self.store.mark_episode_finished(self.run, task.id)
+        return "done"
+
+    def _record(self, task: TaskSpec, attempt: Attempt, recorded: list[int]) -> None:
+        transcript = [{"name": call.name, "messages": [asdict(m) for m in call.messages],
+                       "reply": call.completion.text, "usage": call.completion.to_dict()}
+                      for call in attempt.calls]
+        self.store.record_attempt(
+            self.run, task.id, attempt.verdict, round=attempt.round, sample=attempt.sample,
+            source=attempt.source, timings=attempt.verdict.get("durations_s") or {},
+            prompt_tokens=attempt.prompt_tokens, completion_tokens=attempt.completion_tokens,
+            cost_usd=attempt.cost_usd, transcript=transcript, replace=True)
+        recorded.append(attempt.round)
+        self.reporter.on_attempt(task.id, attempt.verdict, self.provider.spend)
+
+    def _record_provider_failure(self, task: TaskSpec, error: Exception,
+                                 recorded: list[int]) -> None:
+        from kerneltrials.scheduler._jobs import error_verdict
+
+        verdict = error_verdict(task, self.config.check, f"agent:provider_unavailable:{error}")
+        next_round = max(recorded) + 1 if recorded else 0
+        self.store.record_attempt(self.run, task.id, verdict, round=next_round, replace=True)
+        self.reporter.on_attempt(task.id, verdict, self.provider.spend)
+
+
+def run_eval(config: EvalConfig, reporter: EvalReporter | None = None) -> EvalSummary:
+    """Evaluate ``config.model`` with ``config.agent`` on the selected tasks.
+
+    Raises:
+        TaskError: the selector names no task; ProviderUserError: bad model or key;
+        StoreError: the store cannot be opened, the run exists (without ``resume``)...
+    """
+    reporter = reporter or _SilentReporter()
+    store = open_store(config.db)
+    config = _resumed_config(store, config) if config.resume else config
+    tasks = select_tasks(config.tasks)
+    provider = resolve_model(config.model, config.provider_options)
+    resolve_strategy(config.agent, **config.strategy_options)  # fail before any work
+    run, seed = _open_run(store, config, tasks)
+    finished = store.finished_episodes(run)
+    pending = [task for task in tasks if task.id not in finished]
+    spent_before = sum(a.cost_usd or 0.0 for a in store.attempts_for_run(run))
+    spend = Spend(config.max_cost_usd, spent_before)
+    check = CheckOptions(**{**asdict(config.check), "timing": config.check.timing,
+                            "backend": config.backend, "profile": config.profile})
+    reporter.on_start(run.name, len(tasks), len(tasks) - len(pending))
+    outcomes: dict[str, str] = {}
+    with resolve_executor(config.executor, check, **_executor_kwargs(config)) as executor:
+        episodes = _Episodes(config, store, run, seed, BudgetedProvider(provider, spend),
+                             executor, reporter)
+        with ThreadPoolExecutor(max_workers=max(1, config.max_concurrency)) as pool:
+            for task, outcome in zip(pending, pool.map(episodes.run_one, pending), strict=True):
+                outcomes[task.id] = outcome
+                reporter.on_episode(task.id, outcome)
+    complete = all(task.id in finished or outcomes.get(task.id) == "done" for task in tasks)
+    store.finish_run(run, "finished" if complete else "stopped")
+    reports = {b: score_run(store, run.name, baseline=b, save=True) for b in ("eager", "compile")}
+    return EvalSummary(run.name, "finished" if complete else "stopped", episodes.stop_reason,
+                       outcomes, reports["eager"])
+
+
+def _resumed_config(store: ResultsStore, config: EvalConfig) -> EvalConfig:
+    """On ``--resume`` the stored run decides the model, agent, backend and tasks."""
+    from dataclasses import replace
+
+    if not config.run_name:
+        raise ValueError("--resume needs --run NAME (the run to continue)")
+    run = store.get_run(config.run_name)
+    settings = run.config or {}
+    return replace(config, model=run.model, agent=run.agent, backend=run.backend,
+                   profile=run.profile, tasks=",".join(run.task_ids) or config.tasks,
+                   strategy_options=settings.get("strategy_options", config.strategy_options))
+
+
+def _executor_kwargs(config: EvalConfig) -> dict[str, Any]:
+    return {"address": config.ray_address} if config.executor == "ray" else {}

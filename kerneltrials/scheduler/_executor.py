@@ -1,0 +1,64 @@
+"""Executors: where verification jobs run. ``LocalExecutor`` runs them in this process's
+threads (no Ray); ``RayExecutor`` (``_ray_executor``) on a local or remote Ray cluster."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import replace
+from typing import Any
+
+from kerneltrials.scheduler._gate import LocalGate
+from kerneltrials.scheduler._jobs import build_job, run_job, verify_in_stages
+from kerneltrials.tasks import TaskSpec
+from kerneltrials.verifier import CheckOptions
+
+
+class Executor(ABC):
+    """Verifies candidates; ``verify`` is thread-safe and blocks until the verdict."""
+
+    name = "abstract"
+
+    def __init__(self, options: CheckOptions) -> None:
+        self.options = options
+
+    @abstractmethod
+    def verify(self, task: TaskSpec, source: str, hidden_seed: int | None = None) -> dict[str, Any]:
+        """The verdict dict of ``source`` on ``task`` (``error`` for harness failures)."""
+
+    def close(self) -> None:
+        """Release what the executor holds (Ray connection, ...)."""
+
+    def __enter__(self) -> Executor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def options_for(self, hidden_seed: int | None) -> CheckOptions:
+        return replace(self.options, hidden_seed=hidden_seed)
+
+
+class LocalExecutor(Executor):
+    """Runs both stages in the calling thread; an in-process gate keeps timings alone."""
+
+    name = "local"
+
+    def __init__(self, options: CheckOptions) -> None:
+        super().__init__(options)
+        self.gate = LocalGate()
+
+    def verify(self, task: TaskSpec, source: str, hidden_seed: int | None = None) -> dict[str, Any]:
+        options = self.options_for(hidden_seed)
+        return verify_in_stages(lambda: build_job(task, source, options, self.gate),
+                                lambda: run_job(task, source, options, self.gate))
+
+
+def resolve_executor(name: str, options: CheckOptions, **kwargs: Any) -> Executor:
+    """``local`` or ``ray``; the error lists the valid names."""
+    if name == "local":
+        return LocalExecutor(options)
+    if name == "ray":
+        from kerneltrials.scheduler._ray_executor import RayExecutor
+
+        return RayExecutor(options, **kwargs)
+    raise ValueError(f"unknown executor {name!r}: choose local or ray")

@@ -1,0 +1,128 @@
+"""Verification on Ray: build jobs need CPU only; run jobs need the device.
+
+On the CUDA backend a run job requests one whole GPU, so builds of the next candidates
+overlap the timing of the current one. On the CPU backend the node gate (``_gate``) gives
+a timing phase the whole node. A job whose worker dies is retried once by Ray; a second
+loss becomes an ``error`` verdict, never a failure charged to the candidate.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from typing import Any
+
+from kerneltrials.scheduler._executor import Executor
+from kerneltrials.scheduler._jobs import build_job, error_verdict, run_job, verify_in_stages
+from kerneltrials.tasks import TaskSpec
+from kerneltrials.verifier import CheckOptions
+
+GATE_NAMESPACE = "kerneltrials"
+
+
+def _require_ray() -> Any:
+    try:
+        import ray
+    except ImportError as error:
+        raise RuntimeError("Ray is not installed: pip install 'kerneltrials[ray]'") from error
+    return ray
+
+
+class _ActorGate:
+    """The ``Gate`` protocol over a node's gate actor."""
+
+    def __init__(self, actor: Any) -> None:
+        self.actor = actor
+
+    def acquire(self, exclusive: bool, pid: int) -> str:
+        import ray
+
+        return str(ray.get(self.actor.acquire.remote(exclusive, pid)))
+
+    def release(self, lease: str) -> None:
+        import ray
+
+        ray.get(self.actor.release.remote(lease))
+
+
+def node_gate() -> _ActorGate:
+    """The gate actor of the node this job runs on (created on first use)."""
+    import ray
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    from kerneltrials.scheduler._gate import RayNodeGate
+
+    node_id = ray.get_runtime_context().get_node_id()
+    actor_class = ray.remote(num_cpus=0, max_restarts=-1)(RayNodeGate)
+    actor = actor_class.options(
+        name=f"kt-gate-{node_id}", namespace=GATE_NAMESPACE, get_if_exists=True,
+        lifetime="detached", max_concurrency=1000,
+        scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False),
+    ).remote()
+    return _ActorGate(actor)
+
+
+def _remote_build(task: TaskSpec, source: str, options: CheckOptions) -> dict[str, Any]:
+    return build_job(task, source, options, node_gate())
+
+
+def _remote_run(task: TaskSpec, source: str, options: CheckOptions) -> dict[str, Any]:
+    return run_job(task, source, options, node_gate())
+
+
+@functools.cache
+def _remote_functions() -> tuple[Any, Any]:
+    ray = _require_ray()
+    build = ray.remote(max_retries=1, retry_exceptions=False)(_remote_build)
+    run = ray.remote(max_retries=1, retry_exceptions=False)(_remote_run)
+    return build, run
+
+
+class RayExecutor(Executor):
+    """Jobs on a Ray cluster: ``address=None`` starts (or joins) a local instance."""
+
+    name = "ray"
+
+    def __init__(self, options: CheckOptions, address: str | None = None,
+                 num_cpus: int | None = None) -> None:
+        super().__init__(options)
+        ray = _require_ray()
+        address = address or os.environ.get("RAY_ADDRESS") or None
+        self._started_here = not ray.is_initialized()
+        if self._started_here:
+            ray.init(address=address, num_cpus=num_cpus if address is None else None,
+                     include_dashboard=False, log_to_driver=False, configure_logging=False,
+                     namespace=GATE_NAMESPACE)
+
+    def _run_resources(self) -> dict[str, Any]:
+        if self.options.backend == "cuda":
+            return {"num_cpus": 1, "num_gpus": 1}
+        return {"num_cpus": 1}
+
+    def verify(self, task: TaskSpec, source: str, hidden_seed: int | None = None) -> dict[str, Any]:
+        options = self.options_for(hidden_seed)
+        build, run = _remote_functions()
+        return verify_in_stages(
+            lambda: self._get(build.options(num_cpus=1).remote(task, source, options), task, options),
+            lambda: self._get(run.options(**self._run_resources()).remote(task, source, options),
+                              task, options),
+        )
+
+    def _get(self, reference: Any, task: TaskSpec, options: CheckOptions) -> dict[str, Any]:
+        import ray
+        from ray import exceptions
+
+        try:
+            return dict(ray.get(reference))
+        except (exceptions.WorkerCrashedError, exceptions.NodeDiedError,
+                exceptions.ObjectLostError, exceptions.RayActorError) as error:
+            return error_verdict(task, options, f"harness:worker_lost:{type(error).__name__} "
+                                                "(retried once)")
+        except exceptions.RayTaskError as error:
+            return error_verdict(task, options, f"harness:job_failed:{error.cause!r}"[:2000])
+
+    def close(self) -> None:
+        import ray
+
+        if self._started_here and ray.is_initialized():
+            ray.shutdown()

@@ -1,0 +1,156 @@
+"""Static checks on a candidate's C++/CUDA sources (the string literals of its module).
+
+C++ is scanned token-wise after comments and string literals are blanked (preprocessor
+lines are kept: a ``#define`` can hide a call). Findings:
+
+- ``cpp:dispatcher_registration`` (always rejected): ``TORCH_LIBRARY*``, the dispatcher,
+  dispatch-key guards — a library that re-registers aten kernels changes the reference.
+- ``cpp:library_compute:<call>`` (rejected under ``strict``, a note under ``mixed``):
+  ``at::``/``torch::`` compute functions, compute methods on tensors, cuBLAS/cuDNN/MKL…
+- ``cpp:threads``, ``cpp:side_stream``, ``cpp:forbidden_call`` (process control, files,
+  dynamic loading, code run at load time), ``cpp:python_access`` (the interpreter),
+  ``cpp:token_pasting`` (``##`` builds names the scan could not see).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from kerneltrials.verifier import _static_names as names
+from kerneltrials.verifier._static_names import Finding
+
+_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
+_LITERAL = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'')
+
+#: at::/torch:: names that allocate, describe or view (everything else there computes).
+_ALLOWED_ATEN = names.ALLOWED_TORCH | {
+    "Tensor", "TensorOptions", "ScalarType", "Scalar", "IntArrayRef", "Device", "DeviceType",
+    "kFloat", "kHalf", "kBFloat16", "kDouble", "kInt", "kLong", "kBool", "kByte", "kChar",
+    "kFloat32", "kFloat16", "kInt32", "kInt64", "kCUDA", "kCPU", "from_blob", "empty_like",
+    "cuda", "native", "Half", "BFloat16", "indexing", "Slice", "get_num_threads",
+    "parallel_for", "in_parallel_region", "get_thread_num", "TensorAccessor",
+    "PackedTensorAccessor32", "PackedTensorAccessor64", "RestrictPtrTraits", "DefaultPtrTraits",
+    "TensorBase", "OptionalTensorRef", "MemoryFormat", "Layout", "Generator", "nullopt",
+    "optional", "check_dim_size", "NoGradGuard", "InferenceMode", "AutoGradMode",
+    "DeviceGuard", "OptionalDeviceGuard", "ScalarTypeToCPPType", "elementSize", "toString",
+    "getCurrentCUDAStream", "CUDAStream", "getDefaultCUDAStream", "current_device",
+    "CUDAGuard", "OptionalCUDAGuard", "detail", "zeros", "ones", "empty", "full", "arange",
+    "empty_strided", "tensor", "scalar_tensor", "kStrided", "Reduction", "TensorIterator",
+    "acc_type", "opmath_type", "numeric_limits", "Stream", "device_of", "randn", "rand",
+}
+_ATEN_CALL = re.compile(r"\b(?:at|torch)\s*::\s*((?:\w+\s*::\s*)*)(\w+)\s*\(")
+_METHOD_CALL = re.compile(r"\.\s*(\w+)\s*\(")
+_LIBRARIES = re.compile(r"\b(cublas\w*|cublasLt\w*|cudnn\w*|cusparse\w*|cufft\w*|cusolver\w*|"
+                        r"mkl_\w+|cblas_\w+|dnnl\s*::|mkldnn\w*|at\s*::\s*cuda\s*::\s*blas)")
+_REGISTRATION = re.compile(r"\b(TORCH_LIBRARY\w*|RegisterOperators|Dispatcher\s*::|"
+                           r"DispatchKey\w*|\w*DispatchKeyGuard|impl\s*::\s*tls_\w+|"
+                           r"ExcludeDispatchKey\w*|registerKernel|registerFallback|"
+                           r"TORCH_LIBRARY_IMPL|ThreadLocalState\w*)")
+_THREADS = re.compile(r"\b(std\s*::\s*(?:j?thread|async)|pthread_create|omp_set_num_threads|"
+                      r"at\s*::\s*set_num\w*threads)\b")
+_STREAMS = re.compile(r"\b(cudaStreamCreate\w*|getStreamFromPool|getStreamFromExternal|"
+                      r"setCurrentCUDAStream|cudaLaunchHostFunc|cudaGraph\w*|cudaStreamBeginCapture)")
+_FORBIDDEN = re.compile(r"\b(system|popen|exec[lv]p?e?|dlopen|dlsym|ptrace|mprotect|syscall|"
+                        r"kill|raise|exit|_exit|_Exit|quick_exit|abort|setenv|putenv|fopen|fork|vfork|"
+                        r"freopen|ofstream|ifstream|fstream|socket|open|unlink|"
+                        r"clock_gettime|gettimeofday|signal|sigaction|atexit)\s*\(")
+_LOAD_TIME = re.compile(r"__attribute__\s*\(\(\s*constructor")
+_PYTHON = re.compile(r"\b(py\s*::\s*(?:module_?|eval|exec|globals|import)|PyImport_\w+|"
+                     r"PyRun_\w+|PyObject_SetAttr\w*|PyEval_\w+|Py_Initialize)")
+_USING = re.compile(r"\busing\s+namespace\s+(at|torch)\b|\bnamespace\s+\w+\s*=\s*(at|torch)\b")
+_DEFINED = re.compile(r"\b(\w+)\s*\([^;{}]*\)\s*(?:const\s*)?\{")
+_LDFLAGS = re.compile(r"^-l(cublas\w*|cudnn\w*|mkl\w*|openblas|blas|cblas|dnnl|cusparse|cufft|"
+                      r"cusolver|lapack\w*)$")
+
+
+def strip_cpp(source: str) -> str:
+    """C++ text with comments and literals blanked; preprocessor lines kept."""
+    return _LITERAL.sub('""', _COMMENT.sub(" ", source))
+
+
+def cpp_sources(tree: ast.Module) -> list[tuple[str, int]]:
+    """String literals that look like C++ (not docstrings), with their line numbers."""
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef)
+                  and node.body and isinstance(node.body[0], ast.Expr)}
+    found = []
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Constant) and isinstance(node.value, str)
+                and id(node) not in docstrings and _looks_like_cpp(node.value)):
+            found.append((node.value, node.lineno))
+    return found
+
+
+def _looks_like_cpp(text: str) -> bool:
+    return any(marker in text for marker in (";", "#include", "::", "{", "#define"))
+
+
+def library_flags(tree: ast.Module) -> list[Finding]:
+    """``-lcublas`` and friends in the build flags: library compute."""
+    return [Finding("cpp:library_compute", f"link {node.value}", node.lineno, strict_only=True)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            and _LDFLAGS.match(node.value.strip())]
+
+
+def check_cpp(text: str, line: int = 0) -> list[Finding]:
+    """Every C++ finding in one source string."""
+    code = strip_cpp(text)
+    findings = [Finding("cpp:dispatcher_registration", m.group(1), line)
+                for m in _REGISTRATION.finditer(code)]
+    findings += [Finding("cpp:threads", _squash(m.group(1)), line) for m in _THREADS.finditer(code)]
+    findings += [Finding("cpp:side_stream", m.group(1), line) for m in _STREAMS.finditer(code)]
+    findings += [Finding("cpp:forbidden_call", m.group(1), line) for m in _FORBIDDEN.finditer(code)
+                 if not _is_member(code, m.start(1))]
+    findings += [Finding("cpp:load_time_code", _squash(m.group(0)), line)
+                 for m in _LOAD_TIME.finditer(code)]
+    findings += [Finding("cpp:python_access", _squash(m.group(1)), line) for m in _PYTHON.finditer(code)]
+    if "##" in code:
+        findings.append(Finding("cpp:token_pasting", "##", line))
+    findings += _library_compute(code, line)
+    return _unique(findings)
+
+
+def _library_compute(code: str, line: int) -> list[Finding]:
+    found = [f"at::{name}" for name in _aten_names(code) if name not in _ALLOWED_ATEN]
+    found += [f".{m.group(1)}()" for m in _METHOD_CALL.finditer(code)
+              if m.group(1) in names.COMPUTE_METHODS and m.group(1) not in {"max", "min"}]
+    found += [_squash(m.group(1)) for m in _LIBRARIES.finditer(code)]
+    if _USING.search(code):  # unqualified calls resolve to at:: under `using namespace at`
+        defined = {m.group(1) for m in _DEFINED.finditer(code)}
+        for match in re.finditer(r"(?<![\w.:>])(\w+)\s*\(", code):
+            name = match.group(1)
+            if name in names.COMPUTE_METHODS and name not in defined:
+                found.append(f"at::{name}")
+    return [Finding("cpp:library_compute", detail, line, strict_only=True) for detail in found]
+
+
+def _is_member(code: str, start: int) -> bool:
+    """``obj.open(`` / ``ns::exit(`` other than ``std::`` are not the libc call."""
+    before = code[:start].rstrip()
+    return before.endswith(".") or before.endswith("->") or (
+        before.endswith("::") and not before.endswith("std::"))
+
+
+def _aten_names(code: str) -> list[str]:
+    """The function named by each ``at::…(`` / ``torch::…(`` call (``at::_ops::x::call``: x)."""
+    found = []
+    for match in _ATEN_CALL.finditer(code):
+        scopes = [s for s in re.split(r"\s*::\s*", match.group(1)) if s]
+        name = match.group(2)
+        if name == "call" and scopes:
+            name = scopes[-1]
+        found.append(name)
+    return found
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+def _unique(findings: list[Finding]) -> list[Finding]:
+    seen: dict[str, Finding] = {}
+    for finding in findings:
+        seen.setdefault(finding.reason(), finding)
+    return list(seen.values())

@@ -1,0 +1,132 @@
+"""Name tables of the static checks: which modules, calls and attributes mean what.
+
+Pure data (no torch import), read by ``_static_python`` and ``_static_cpp``. Every entry
+is justified in docs/design/anticheat.md.
+"""
+
+from __future__ import annotations
+
+#: Modules a candidate may import (by root); anything else is ``static:forbidden_module``.
+ALLOWED_MODULES = frozenset({
+    "torch", "math", "typing", "__future__", "functools", "dataclasses", "collections",
+    "itertools", "numbers", "enum", "abc", "warnings", "os", "time", "contextlib",
+    "operator", "typing_extensions",
+})
+
+#: Modules that start threads or processes: ``static:threads``.
+THREAD_MODULES = frozenset({"threading", "_thread", "multiprocessing", "concurrent", "asyncio",
+                            "sched", "torch.multiprocessing", "torch.distributed"})
+
+#: Other numerical libraries: they may not compute a candidate's result.
+NUMERICAL_MODULES = frozenset({"numpy", "scipy", "numba", "cupy", "jax", "jaxlib", "tensorflow",
+                               "pycuda", "triton", "tvm", "mxnet", "cunumeric", "pandas"})
+
+#: Module names that suggest the reference (the candidate never sees the task file).
+REFERENCE_NAMES = frozenset({"model", "reference", "task", "problem", "ref"})
+
+#: ``os`` attributes a candidate may use (the rest touch processes, files or signals).
+ALLOWED_OS = frozenset({"environ", "path", "getenv", "cpu_count", "sep"})
+
+#: Builtins that execute code, read files or reach the interpreter's internals.
+FORBIDDEN_BUILTINS = {
+    "exec": "forbidden_call", "eval": "forbidden_call", "compile": "forbidden_call",
+    "__import__": "forbidden_call", "breakpoint": "forbidden_call", "input": "forbidden_call",
+    "globals": "forbidden_call", "locals": "forbidden_call", "vars": "forbidden_call",
+    "open": "file_access", "memoryview": "forbidden_call",
+}
+
+#: Dunder attributes that are harmless in a candidate; any other is ``static:dunder_access``.
+ALLOWED_DUNDERS = frozenset({"__init__", "__name__", "__doc__", "__call__", "__future__",
+                             "__all__", "__file__"})
+
+#: ``torch`` callables that compute nothing: allocation, views, shapes, types, utilities.
+ALLOWED_TORCH = frozenset({
+    # allocation
+    "empty", "empty_like", "empty_strided", "zeros", "zeros_like", "ones", "ones_like", "full",
+    "full_like", "arange", "tensor", "as_tensor", "scalar_tensor", "new_empty", "new_zeros",
+    "new_ones", "new_full", "empty_strided",
+    # views and shape ops (data movement only)
+    "reshape", "view", "view_as", "flatten", "unflatten", "squeeze", "unsqueeze", "transpose",
+    "permute", "t", "movedim", "narrow", "select", "expand", "expand_as", "broadcast_to",
+    "chunk", "split", "unbind", "cat", "concat", "stack", "contiguous", "clone", "pad",
+    "as_strided", "detach",
+    # types, devices, shapes, predicates, grad mode
+    "Tensor", "Size", "device", "dtype", "is_tensor", "is_floating_point", "numel",
+    "no_grad", "inference_mode", "enable_grad", "set_grad_enabled", "is_grad_enabled",
+    "float32", "float", "float16", "half", "bfloat16", "float64", "double", "int8", "uint8",
+    "int16", "int32", "int64", "long", "int", "bool", "complex64", "contiguous_format",
+    "channels_last", "strided", "finfo", "iinfo", "get_default_dtype", "get_num_threads",
+    "synchronize", "current_stream", "is_available", "current_device", "device_count",
+    "Module", "Parameter", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
+    "Identity", "Flatten", "Unflatten", "Sequential", "Function", "FunctionCtx", "version",
+    "cpp_extension", "load_inline", "CUDA_HOME", "utils", "nn", "cuda", "autograd",
+    "functional", "init", "parameter", "register_buffer", "no_grad", "ones_like",
+})
+
+#: Tensor methods that compute (checked on calls ``x.name(...)`` inside ``forward``).
+#: Names shared with Python containers (add, sort, index, count, pop) are left out.
+COMPUTE_METHODS = frozenset({
+    "abs", "acos", "addmm", "addmv", "all", "amax", "amin", "any", "argmax", "argmin",
+    "argsort", "asin", "atan", "baddbmm", "bmm", "ceil", "clamp", "clamp_", "clamp_min",
+    "clamp_max", "clip", "cos", "cosh", "cumprod", "cumsum", "div", "div_", "dot", "einsum",
+    "eq", "erf", "exp", "exp_", "expm1", "floor", "gather", "ge", "gelu", "gt", "index_select",
+    "le", "lerp", "log", "log1p", "log2", "log_softmax", "logsumexp", "lt", "masked_fill",
+    "matmul", "max", "maximum", "mean", "median", "min", "minimum", "mm", "mul", "mul_", "mv",
+    "nan_to_num", "ne", "neg", "norm", "pow_", "prod", "reciprocal", "relu", "relu_",
+    "round", "rsqrt", "scatter", "scatter_add", "sigmoid", "sign", "silu", "sin", "sinh",
+    "softmax", "sqrt", "square", "std", "sub", "sub_", "sum", "tanh", "tanh_", "topk",
+    "tril", "triu", "var", "where", "add_", "addcmul", "addcdiv", "hardtanh", "leaky_relu",
+    "sigmoid_", "cross_entropy", "conv2d", "linear", "float_power", "fmod", "remainder",
+    "true_divide", "floor_divide", "logical_and", "logical_or", "logical_not", "cummax",
+    "sort", "trunc", "frac", "exp2", "outer", "kron", "tensordot", "numpy",
+})
+
+#: ``torch.nn`` classes that compute nothing when called.
+ALLOWED_NN_CLASSES = frozenset({"Module", "Parameter", "ModuleList", "ModuleDict",
+                                "ParameterList", "ParameterDict", "Identity", "Flatten",
+                                "Unflatten", "Buffer"})
+
+#: Global-state setters: ``static:backend_flag`` (or ``rng_state``) wherever they appear.
+BACKEND_SETTERS = frozenset({
+    "torch.set_num_threads", "torch.set_num_interop_threads", "torch.set_float32_matmul_precision",
+    "torch.set_default_dtype", "torch.set_default_tensor_type", "torch.set_default_device",
+    "torch.use_deterministic_algorithms", "torch.set_flush_denormal",
+    "torch.set_deterministic_debug_mode",
+})
+RNG_SETTERS = frozenset({"torch.manual_seed", "torch.seed", "torch.set_rng_state",
+                         "torch.cuda.manual_seed", "torch.cuda.manual_seed_all",
+                         "torch.cuda.set_rng_state", "torch.random.manual_seed",
+                         "torch.random.set_rng_state", "torch.random.seed"})
+
+#: Stream and graph APIs: work on another stream escapes a current-stream measurement.
+STREAM_APIS = frozenset({"torch.cuda.Stream", "torch.cuda.stream", "torch.cuda.set_stream",
+                         "torch.Stream", "torch.cuda.StreamContext", "torch.cuda.ExternalStream",
+                         "torch.cuda.Event", "torch.cuda.graph", "torch.cuda.CUDAGraph",
+                         "torch.cuda.graphs", "torch.cuda.make_graphed_callables",
+                         "torch.Event"})
+STREAM_METHODS = frozenset({"record_stream", "wait_stream", "wait_event", "record_event"})
+
+#: Calls that bring in compiled code other than the candidate's load_inline kernels.
+FOREIGN_CODE = frozenset({"torch.compile", "torch.jit", "torch.utils.cpp_extension.load",
+                          "torch.ops.load_library", "torch.classes", "torch.library",
+                          "torch.fx", "torch.export", "torch.cuda.jiterator"})
+
+
+class Finding:
+    """One static finding: ``code`` (``static:…``/``cpp:…``), a detail and where it is.
+
+    ``strict_only`` findings (PyTorch or library compute) are failures only under the
+    ``strict`` policy; under ``mixed`` they are kept as notes.
+    """
+
+    __slots__ = ("code", "detail", "line", "strict_only")
+
+    def __init__(self, code: str, detail: str, line: int = 0, strict_only: bool = False) -> None:
+        self.code, self.detail, self.line, self.strict_only = code, detail, line, strict_only
+
+    def reason(self) -> str:
+        where = f" (line {self.line})" if self.line else ""
+        return f"{self.code}:{self.detail}{where}" if self.detail else f"{self.code}{where}"
+
+    def __repr__(self) -> str:
+        return f"Finding({self.reason()!r}, strict_only={self.strict_only})"

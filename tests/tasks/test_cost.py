@@ -1,0 +1,39 @@
+"""FLOP and byte counts per configuration."""
+
+from __future__ import annotations
+
+import pytest
+
+from kerneltrials.tasks import load_task
+from kerneltrials.tasks._cost import config_cost
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def test_square_matmul_flops_and_bytes_match_the_hand_formula():
+    cost = config_cost(load_task("L1/matmul_square"), {"n": 509})
+    assert cost.flops == 2 * 509**3
+    assert cost.bytes == 3 * 509 * 509 * 4  # A, B, C in float32
+    assert cost.params == 0
+    assert cost.arithmetic_intensity == pytest.approx(2 * 509**3 / (3 * 509 * 509 * 4))
+
+
+def test_gpu_sized_batched_matmul_is_counted_without_allocating():
+    config = {"batch": 128, "m": 511, "k": 1024, "n": 513}
+    cost = config_cost(load_task("L1/matmul_batched"), config)
+    assert cost.flops == 2 * 128 * 511 * 1024 * 513
+    assert cost.bytes == 4 * 128 * (511 * 1024 + 1024 * 513 + 511 * 513)
+
+
+def test_conv_counts_parameters_and_flops():
+    config = {"batch": 2, "in_channels": 4, "out_channels": 6, "length": 11}
+    cost = config_cost(load_task("L1/conv1d"), config)
+    assert cost.params == 6 * 4 * 5 + 6
+    assert cost.flops == 2 * 2 * 6 * 11 * 4 * 5
+
+
+def test_ops_the_counter_does_not_know_give_none_with_a_note():
+    cost = config_cost(load_task("L1/gelu"), {"rows": 3, "cols": 5})
+    assert cost.flops is None
+    assert cost.flops_note is not None and "aten.gelu" in cost.flops_note
+    assert cost.bytes == 2 * 3 * 5 * 4

@@ -1,0 +1,71 @@
+"""Building the reference: the seeding contract the verifier reproduces for ModelNew."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+import torch
+
+from kerneltrials.tasks import TaskError, load_task
+from kerneltrials.tasks._instantiate import load_task_module, make_reference
+from tests.tasks.conftest import a_task_source
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def test_same_seed_gives_identical_weights_and_inputs():
+    task = load_task("L1/conv1d")
+    overrides = {"batch": 2, "length": 33}
+    model_a, inputs_a = make_reference(task, overrides, seed=5)
+    model_b, inputs_b = make_reference(task, overrides, seed=5)
+    for (name, a), b in zip(model_a.state_dict().items(), model_b.state_dict().values(), strict=True):
+        assert torch.equal(a, b), name
+    assert torch.equal(inputs_a[0], inputs_b[0])
+
+
+def test_different_seeds_give_different_weights_and_inputs():
+    task = load_task("L1/conv1d")
+    model_a, inputs_a = make_reference(task, {"batch": 2}, seed=5)
+    model_b, inputs_b = make_reference(task, {"batch": 2}, seed=6)
+    assert not torch.equal(model_a.conv.weight, model_b.conv.weight)
+    assert not torch.equal(inputs_a[0], inputs_b[0])
+
+
+def test_documented_seeding_reproduces_the_weights_and_inputs():
+    task = load_task("L1/layernorm")
+    model, inputs = make_reference(task, {"tokens": 5}, seed=11)
+    module = load_task_module(task, {"tokens": 5})
+    init_inputs = module.get_init_inputs()
+    torch.manual_seed(11)
+    again = module.Model(*init_inputs)
+    torch.manual_seed(12)
+    assert torch.equal(module.get_inputs()[0], inputs[0])
+    assert torch.equal(again.norm.weight, model.norm.weight)
+    assert not model.training
+
+
+def test_floating_values_are_cast_to_the_task_dtype_and_integers_kept(write_task):
+    source = a_task_source(forward="x[0] + self.w", inputs="[torch.randn(rows, cols), torch.arange(rows)]")
+    source = source.replace('"float32"', '"bfloat16"').replace(
+        "super().__init__()", "super().__init__()\n        self.w = nn.Parameter(torch.randn(cols))")
+    source = source.replace("def forward(self, x):", "def forward(self, x, idx):")
+    task = load_task(write_task("bf16", source))
+    model, inputs = make_reference(task, None, seed=0)
+    assert inputs[0].dtype == torch.bfloat16
+    assert inputs[1].dtype == torch.int64
+    assert model.w.dtype == torch.bfloat16
+
+
+def test_task_modules_do_not_stay_in_sys_modules(write_task):
+    task = load_task(write_task("clean", a_task_source()))
+    module = load_task_module(task, None)
+    assert module.__name__.startswith("kt_task_")
+    assert module.__name__ not in sys.modules
+
+
+def test_a_task_that_raises_while_executing_is_a_task_error(write_task):
+    source = a_task_source().replace("half = cols // 2", "half = cols // 0")
+    task = load_task(write_task("raises", source))
+    with pytest.raises(TaskError, match="ZeroDivisionError"):
+        make_reference(task, None, seed=0)
