@@ -10,7 +10,7 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "check", "load_task"]
+__all__ = ["__version__", "check", "load_task", "reward", "reward_many"]
 
 
 def __getattr__(name: str) -> Any:
@@ -22,4 +22,8 @@ def __getattr__(name: str) -> Any:
         from kerneltrials.tasks import load_task
 
         return load_task
+    if name in ("reward", "reward_many"):
+        from kerneltrials import rewards as reward_module
+
+        return getattr(reward_module, name)
     raise AttributeError(f"module 'kerneltrials' has no attribute {name!r}")

@@ -102,8 +102,8 @@ class Bundle(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    kind: Literal["kerneltrials-submission"] = BUNDLE_KIND
-    bundle_version: Literal[1] = BUNDLE_VERSION
+    kind: Literal["kerneltrials-submission"] = "kerneltrials-submission"
+    bundle_version: Literal[1] = 1  # BUNDLE_VERSION
     created_at: str  # when the file was written (not hashed)
     content_sha256: str  # sha256 of everything but this field and created_at
     run: BundleRun
@@ -221,12 +221,16 @@ def load_bundle(path: str | os.PathLike[str]) -> Bundle:
     except (OSError, ValueError) as error:
         raise BundleError(f"cannot read bundle {source}: {error}") from error
     if not isinstance(data, dict) or data.get("kind") != BUNDLE_KIND:
-        raise BundleError(f"{source} is not a kerneltrials submission bundle (no kind "
-                          f"{BUNDLE_KIND!r}): write one with `kerneltrials submit RUN`")
+        raise BundleError(
+            f"{source} is not a kerneltrials submission bundle (no kind "
+            f"{BUNDLE_KIND!r}): write one with `kerneltrials submit RUN`"
+        )
     version = data.get("bundle_version")
     if isinstance(version, int) and version > BUNDLE_VERSION:
-        raise BundleError(f"{source} has bundle_version {version}, newer than this "
-                          f"kerneltrials understands ({BUNDLE_VERSION}): upgrade kerneltrials")
+        raise BundleError(
+            f"{source} has bundle_version {version}, newer than this "
+            f"kerneltrials understands ({BUNDLE_VERSION}): upgrade kerneltrials"
+        )
     try:
         return Bundle.model_validate(data)
     except ValidationError as error:

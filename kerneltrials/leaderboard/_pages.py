@@ -92,7 +92,9 @@ def task_lines(run: SiteRun) -> list[TaskLine]:
             for task, attempts in sorted(by_task.items())]  # fmt: skip
 
 
-def best_attempt(attempts: Sequence[BundleAttempt], outcome: TaskOutcome | None) -> BundleAttempt | None:
+def best_attempt(
+    attempts: Sequence[BundleAttempt], outcome: TaskOutcome | None
+) -> BundleAttempt | None:
     """The attempt a stored best outcome refers to (same status and eager speedup)."""
     if outcome is None or outcome.status is None:
         return attempts[0] if attempts else None
@@ -136,4 +138,3 @@ def index_page(runs: Sequence[SiteRun]) -> IndexPage:
 def run_plot(row: BoardRow | None) -> str:
     """The run page's speedup distribution ("" when the run is not scored)."""
     return speedup_svg(plot_series([row])) if row is not None and row.eager is not None else ""
-

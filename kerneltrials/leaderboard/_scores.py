@@ -71,7 +71,9 @@ def stored_outcomes(report: dict[str, Any]) -> list[TaskOutcome]:
             for t in report.get("tasks", [])]  # fmt: skip
 
 
-def scope_score(outcomes: Sequence[TaskOutcome], stored: dict[str, Any] | None = None) -> ScopeScore:
+def scope_score(
+    outcomes: Sequence[TaskOutcome], stored: dict[str, Any] | None = None
+) -> ScopeScore:
     """Aggregate per-task outcomes; values present in ``stored`` (a whole-run report) win."""
     stored = stored or {}
     stored_fast = stored.get("fast_p", {})

@@ -95,7 +95,9 @@ def default_checker(quick: bool = False) -> Checker:
 
     options = CheckOptions(timing=QUICK_TIMING, compile_baseline=False) if quick else CheckOptions()
 
-    def run_check(task_id: str, source: str, backend: str, hidden_seed: int | None) -> dict[str, Any]:
+    def run_check(
+        task_id: str, source: str, backend: str, hidden_seed: int | None
+    ) -> dict[str, Any]:
         verdict = check(task_id, source, backend=backend, hidden_seed=hidden_seed,
                         options=options)  # fmt: skip
         return verdict.to_dict()
@@ -144,7 +146,7 @@ def verify_bundle(
 def _verify_attempt(
     attempt: BundleAttempt, backend: str, tolerance: float, run_check: Checker
 ) -> tuple[ClaimOutcome, dict[str, Any]]:
-    base = dict(task_id=attempt.task_id, round=attempt.round, sample=attempt.sample,
+    base: dict[str, Any] = dict(task_id=attempt.task_id, round=attempt.round, sample=attempt.sample,
                 status_claimed=attempt.status, speedup_claimed=attempt.speedup,
                 speedup_compile_claimed=attempt.speedup_compile)  # fmt: skip
     if attempt.status in EXCLUDED:
@@ -152,7 +154,9 @@ def _verify_attempt(
         return ClaimOutcome(**base, status_measured=None, status_holds=None, notes=(note,)), {}
     if attempt.source is None:
         claims_correct = attempt.status == "correct"
-        note = "claims correct without a source" if claims_correct else "no source: nothing to re-run"
+        note = (
+            "claims correct without a source" if claims_correct else "no source: nothing to re-run"
+        )
         return ClaimOutcome(**base, status_measured=None, status_holds=False if claims_correct
                             else None, notes=(note,), blocking=claims_correct), {}  # fmt: skip
     try:
@@ -179,7 +183,8 @@ def _compare(attempt: BundleAttempt, measured: dict[str, Any], base: dict[str, A
     speedups: dict[str, Any] = {}
     if status_holds and status == "correct":
         same_machine = hardware_key(attempt.verdict.hardware) == hardware_key(
-            measured.get("hardware", {}))
+            measured.get("hardware", {})
+        )
         if not same_machine:
             notes.append(DIFFERENT_HARDWARE)
         for name in ("speedup", "speedup_compile"):
@@ -190,8 +195,10 @@ def _compare(attempt: BundleAttempt, measured: dict[str, Any], base: dict[str, A
                              f"(tolerance {tolerance:.0%})")  # fmt: skip
             speedups[f"{name}_measured"] = again if same_machine else None
             speedups[f"{name}_holds"] = holds
-    blocking = not status_holds or False in (speedups.get("speedup_holds"),
-                                             speedups.get("speedup_compile_holds"))
+    blocking = not status_holds or False in (
+        speedups.get("speedup_holds"),
+        speedups.get("speedup_compile_holds"),
+    )
     return ClaimOutcome(**base, status_measured=status, status_holds=status_holds, **speedups,
                         notes=tuple(notes), blocking=blocking)  # fmt: skip
 
@@ -221,8 +228,10 @@ def check_scores(bundle: Bundle) -> tuple[bool | None, list[str]]:
                              f"the verdicts give {report[key]}")  # fmt: skip
         claimed_geomean = (claimed.get("geomean_speedup") or {}).get("value")
         if not _close(claimed_geomean, report["geomean_speedup"]["value"]):
-            notes.append(f"scores[{baseline}].geomean_speedup: claimed {claimed_geomean}, "
-                         f"the verdicts give {report['geomean_speedup']['value']}")
+            notes.append(
+                f"scores[{baseline}].geomean_speedup: claimed {claimed_geomean}, "
+                f"the verdicts give {report['geomean_speedup']['value']}"
+            )
     return not notes, notes
 
 

@@ -14,6 +14,7 @@ from kerneltrials.tasks import TaskSpec, load_task, shape_configs
 from kerneltrials.verifier._hardware import gpu_available, hardware_fingerprint
 from kerneltrials.verifier._options import CheckOptions, TimingOptions
 from kerneltrials.verifier._session import Outcome, Session
+from kerneltrials.verifier._speed import custom_share, flag_suspicious
 from kerneltrials.verifier._stages import build_stage, correctness_stage, start_workers
 from kerneltrials.verifier._static import run_static_checks
 from kerneltrials.verifier._stats import geometric_mean
@@ -65,6 +66,8 @@ def check(
     )
     if resolved.backend not in ("cpu", "cuda"):
         raise ValueError(f"unknown backend {resolved.backend!r}: choose cpu or cuda")
+    if resolved.policy not in (None, "strict", "mixed"):
+        raise ValueError(f"unknown policy {resolved.policy!r}: choose strict or mixed")
     return _verify(spec, source, resolved, static_only, progress or (lambda _stage: None))
 
 
@@ -140,6 +143,8 @@ def _timing_stage(session: Session, verdict: Verdict, reference: Any, candidate:
             compile_ratios.append(stats["compile"].median / stats["candidate"].median)
     verdict.speedup = geometric_mean(eager_ratios)
     verdict.speedup_compile = geometric_mean(compile_ratios) if compile_ratios else None
+    verdict.custom_share = custom_share(list(session.results.values()))
+    flag_suspicious(session, verdict)
     session.durations_s["timing"] = time.perf_counter() - started
 
 

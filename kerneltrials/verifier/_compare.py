@@ -62,6 +62,10 @@ def compare_tensor(reference: torch.Tensor, candidate: torch.Tensor, atol: float
             result.fail(f"correctness:values_differ[{label}]")
         return
     ref64, out64 = reference.double(), candidate.double()
+    if is_constant(out64) and not is_constant(ref64):
+        result.fail(f"correctness:constant_output[{label}] (every element is "
+                    f"{float(out64.flatten()[0]):.3g}; the reference's are not all equal)")
+        return
     ref_finite, out_finite = torch.isfinite(ref64), torch.isfinite(out64)
     if bool((ref_finite & ~out_finite).any()):
         result.fail(f"correctness:nan_or_inf[{label}]")
@@ -80,6 +84,14 @@ def compare_tensor(reference: torch.Tensor, candidate: torch.Tensor, atol: float
     if not close or max_norm > rtol:
         result.fail(f"correctness:max_abs_err={max_abs:.3g}[{label}] (normalised {max_norm:.3g}, "
                     f"tolerance {rtol:g})")
+
+
+def is_constant(tensor: torch.Tensor) -> bool:
+    """All elements equal (and finite): a constant or all-zero output."""
+    if tensor.numel() < 2 or not bool(torch.isfinite(tensor).all()):
+        return False
+    flat = tensor.flatten()
+    return bool((flat == flat[0]).all())
 
 
 def compare_outputs(reference: Any, candidate: Any, atol: float, rtol: float) -> Comparison:

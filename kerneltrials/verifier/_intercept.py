@@ -83,9 +83,11 @@ def collect_build_requests(path: Path, backend: str) -> list[BuildRequest]:
 
 
 def import_with_artifacts(
-    path: Path, backend: str, artifacts: list[tuple[BuildRequest, BuildArtifact]]
+    path: Path, backend: str, artifacts: list[tuple[BuildRequest, BuildArtifact]],
+    wrap: Callable[[ModuleType], Any] | None = None,
 ) -> ModuleType:
-    """Import the candidate, answering each ``load_inline`` with its built library."""
+    """Import the candidate, answering each ``load_inline`` with its built library
+    (passed through ``wrap`` when given: the run stage tracks calls into it)."""
     by_content = {request.content_key({}): artifact for request, artifact in artifacts}
 
     def load(*args: Any, **kwargs: Any) -> ModuleType:
@@ -94,7 +96,8 @@ def import_with_artifacts(
         if artifact is None:
             raise MissingBuild(f"load_inline({request.name!r}) asks for sources that were "
                                "not built: the candidate must request the same extension every time")
-        return load_artifact(artifact)
+        module = load_artifact(artifact)
+        return wrap(module) if wrap is not None else module
 
     with intercepted_load_inline(load):
         return import_candidate(path)

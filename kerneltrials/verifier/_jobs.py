@@ -118,7 +118,7 @@ class WorkerJob:
         try:
             send_frame(self.process.channel, {"op": "exit"})
             recv_frame(self.process.channel, timeout_s=5)
-        except (ChannelClosed, ChannelTimeout, OSError):
+        except (ChannelClosed, ChannelTimeout, MalformedFrame, OSError):
             pass
         self.exit_info = self.process.wait(timeout_s=5) or self.process.kill()
         return self.exit_info

@@ -42,6 +42,9 @@ class CheckOptions:
     call_timeout_s: float = 60.0  # one request to a worker (a few calls)
     memory_bytes: int = 8 * 1024**3
     max_processes: int = 256  # threads count too (OpenMP, torch)
+    suspicious_speedup: float = 10.0  # a speedup over eager above this is flagged
+    peak_bytes_per_s: float | None = None  # speed of light; None: the backend's default
+    peak_flops: float | None = None
     build_only: bool = False  # stop after a successful build (the scheduler's build stage)
 
     def resolved_profile(self) -> str:

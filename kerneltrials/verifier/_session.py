@@ -51,7 +51,6 @@ class Session:
         for name in ("candidate", "exchange", "private", "candidate-out"):
             (self.root / name).mkdir(parents=True, exist_ok=True)
         self.candidate_path.write_text(self.source)
-        self.sandbox = resolve_sandbox(self.options.sandbox)
 
     @property
     def candidate_path(self) -> Path:
@@ -61,6 +60,11 @@ class Session:
         return str(self.root / area / name)
 
     def mounts_for(self, role: str) -> list[Mount]:
+        """What a worker of ``role`` sees besides the runtime, at the same paths as here.
+
+        Only the build worker may write to the build cache; the reference never sees the
+        candidate; the candidate never sees ``private/``.
+        """
         cache = cache_root()
         cache.mkdir(parents=True, exist_ok=True)
         if role == "build":
@@ -72,11 +76,17 @@ class Session:
                 Mount(self.root / "candidate-out", writable=True), Mount(cache)]
 
     def start_worker(self, role: str, timeout_s: float) -> WorkerJob:
-        assert self.sandbox is not None
+        """Start a worker; raises ``SandboxStartError`` when the sandbox cannot (an
+        unreachable container engine included: the sandbox is made on first use)."""
+        if self.sandbox is None:
+            self.sandbox = resolve_sandbox(self.options.sandbox)
+        # The worker's HOME is its scratch dir: name the cache explicitly, or a worker
+        # without KERNELTRIALS_CACHE would look under its own, empty, HOME.
+        env = {"KERNELTRIALS_CACHE": str(cache_root().parent)}
         job = WorkerJob(self.sandbox, role, self.root, self.mounts_for(role),
-                        self.options.limits(timeout_s))
+                        self.options.limits(timeout_s), extra_env=env)
         self.workers.append(job)
-        if role == "candidate":
+        if role != "reference":  # the verdict reports the isolation candidate code ran under
             self.isolation = job.isolation
         return job
 

@@ -11,12 +11,8 @@ import torch
 from kerneltrials.sandbox import SandboxStartError
 from kerneltrials.sandbox._env import trim
 from kerneltrials.tasks import ShapeConfig, TaskError
-from kerneltrials.verifier._compare import (
-    compare_outputs,
-    find_mutated_inputs,
-    non_exact_types,
-)
 from kerneltrials.verifier._jobs import ForgedReply, JobDied, WorkerFailed, WorkerJob
+from kerneltrials.verifier._judge import judge_outputs, judge_run_reply, reject
 from kerneltrials.verifier._session import Outcome, Session
 from kerneltrials.verifier.verdict import ConfigResult, Status
 
@@ -108,11 +104,13 @@ def start_workers(session: Session) -> tuple[WorkerJob, WorkerJob]:
         raise reference_failure(error, task.path) from error
     try:
         candidate.request("load_task", session.options.call_timeout_s, **load)
-        candidate.request("load_candidate", session.options.call_timeout_s,
-                          candidate=str(session.candidate_path),
-                          backend=session.options.backend, artifacts=session.artifacts)
+        loaded = candidate.request("load_candidate", session.options.call_timeout_s,
+                                   candidate=str(session.candidate_path),
+                                   backend=session.options.backend, artifacts=session.artifacts)
     except (WorkerFailed, JobDied, ForgedReply) as error:
         raise candidate_failure(error, "load") from error
+    if loaded.get("integrity"):  # importing the candidate changed watched state
+        raise reject(*loaded["integrity"])
     return reference, candidate
 
 
@@ -121,6 +119,8 @@ def _setup_config(session: Session, reference: WorkerJob, candidate: WorkerJob,
     fields = {"config": config.name, "overrides": config.overrides, "init_seed": INIT_SEED}
     try:
         reference.request("setup", session.options.call_timeout_s, **fields)
+        reference.request("pool_reference", session.options.call_timeout_s, config=config.name,
+                          path=session.path("private", f"pool-{config.name}.pt"))
     except (WorkerFailed, JobDied) as error:
         raise reference_failure(error, session.task.path) from error
     try:
@@ -130,57 +130,32 @@ def _setup_config(session: Session, reference: WorkerJob, candidate: WorkerJob,
 
 
 def _check_one_seed(session: Session, reference: WorkerJob, candidate: WorkerJob,
-                    config: ShapeConfig, seed: int, result: ConfigResult) -> None:
+                    config: ShapeConfig, seed: int, result: ConfigResult, replay: bool) -> None:
     tag = f"{config.name}-{seed}"
-    inputs_path = session.path("exchange", f"inputs-{tag}.pt")
-    ref_path = session.path("private", f"reference-{tag}.pt")
-    out_path = session.path("candidate-out", f"outputs-{tag}.pt")
+    paths = {"inputs": session.path("exchange", f"inputs-{tag}.pt"),
+             "reference": session.path("private", f"reference-{tag}.pt"),
+             "outputs": session.path("candidate-out", f"outputs-{tag}.pt"),
+             "pool": session.path("private", f"pool-{config.name}.pt")}
     timeout = session.options.call_timeout_s
     try:
-        reference.request("inputs", timeout, config=config.name, seed=seed, path=inputs_path)
+        reference.request("inputs", timeout, config=config.name, seed=seed, path=paths["inputs"])
     except (WorkerFailed, JobDied) as error:
         raise reference_failure(error, session.task.path) from error
     try:  # the candidate runs first, before any reference output exists
-        reply = candidate.request("run", timeout, config=config.name, inputs_path=inputs_path,
-                                  path=out_path, repeats=2)
+        reply = candidate.request("run", timeout, config=config.name,
+                                  inputs_path=paths["inputs"], path=paths["outputs"],
+                                  replay=replay, seed=seed)
     except (WorkerFailed, JobDied, ForgedReply) as error:
         raise candidate_failure(error, f"run[{config.name}]") from error
     try:
-        reference.request("reference", timeout, config=config.name, inputs_path=inputs_path,
-                          path=ref_path)
+        ref_reply = reference.request("reference", timeout, config=config.name,
+                                      inputs_path=paths["inputs"], path=paths["reference"])
     except (WorkerFailed, JobDied) as error:
         raise reference_failure(error, session.task.path) from error
-    _judge_outputs(session, config, reply, inputs_path, ref_path, out_path, result)
-
-
-def _judge_outputs(session: Session, config: ShapeConfig, reply: dict[str, Any],
-                   inputs_path: str, ref_path: str, out_path: str, result: ConfigResult) -> None:
-    bad_types = sorted({name for s in reply.get("structures", []) for name in non_exact_types(s)})
-    if bad_types:
-        raise Outcome(Status.REJECTED, f"integrity:output_not_plain_tensor:{', '.join(bad_types)}")
-    try:
-        produced = torch.load(out_path, weights_only=True)
-        outputs, inputs_after = produced["outputs"], produced["inputs_after"]
-    except Exception as error:  # the candidate controls that file: unreadable is its failure
-        raise Outcome(Status.INCORRECT, f"correctness:unreadable_outputs:{error}") from error
-    expected = torch.load(ref_path, weights_only=True)
-    inputs = torch.load(inputs_path, weights_only=True)
-    atol, rtol = session.task.tolerance()
-    reasons = []
-    first = compare_outputs(expected, outputs[0], atol, rtol)
-    reasons += first.reasons
-    result.max_abs_err = max(result.max_abs_err or 0.0, first.max_abs_err)
-    result.max_norm_err = max(result.max_norm_err or 0.0, first.max_norm_err)
-    if first.passed and len(outputs) > 1:
-        again = compare_outputs(outputs[0], outputs[1], atol, rtol)
-        reasons += [f"correctness:repeat_mismatch ({r.split(':', 1)[-1]})" for r in again.reasons]
-    mutated = find_mutated_inputs(inputs, inputs_after)
-    reasons += [f"correctness:input_mutated[{index}]" for index in mutated]
-    if reasons:
-        result.passed = False
-        result.detail = result.detail or reasons[0]
-        for reason in reasons:
-            session.reasons.append(f"{reason} on {config.name}")
+    ops = sorted(set(ref_reply.get("ops", [])))
+    session.reference_ops = {**getattr(session, "reference_ops", {}), config.name: ops}  # type: ignore[attr-defined]
+    judge_run_reply(session, config, reply, ops)
+    judge_outputs(session, config, reply, paths, result)
 
 
 def correctness_stage(session: Session, reference: WorkerJob, candidate: WorkerJob) -> bool:
@@ -193,8 +168,8 @@ def correctness_stage(session: Session, reference: WorkerJob, candidate: WorkerJ
                               params=session.task.resolved_params(config.overrides), passed=True)
         session.results[config.name] = result
         _setup_config(session, reference, candidate, config)
-        for seed in seeds:
-            _check_one_seed(session, reference, candidate, config, seed, result)
+        for index, seed in enumerate(seeds):  # poisoned replays on the first seed only
+            _check_one_seed(session, reference, candidate, config, seed, result, index == 0)
         all_passed &= result.passed
     session.durations_s["correctness"] = time.perf_counter() - started
     return all_passed

@@ -60,8 +60,13 @@ def time_calls(
     n_calls: int,
     ops: DeviceOps,
     timer: Callable[[], int] = time.perf_counter_ns,
+    kept: dict[int, Any] | None = None,
 ) -> list[float]:
-    """Milliseconds of ``n_calls`` calls, each on fresh inputs after a cache flush."""
+    """Milliseconds of ``n_calls`` calls, each on fresh inputs after a cache flush.
+
+    ``kept``: call indices whose outputs the caller wants (spot checks of timed calls);
+    their values are filled in, after the call's time was taken.
+    """
     times_ms = []
     for index in range(n_calls):
         inputs = clone_inputs(input_pool[index % len(input_pool)])
@@ -69,12 +74,15 @@ def time_calls(
         if ops.device == "cuda":
             start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             start.record()
-            call(*inputs)
+            output = call(*inputs)
             end.record()
             ops.synchronize()
             times_ms.append(float(start.elapsed_time(end)))
         else:
             started = timer()
-            call(*inputs)
+            output = call(*inputs)
             times_ms.append((timer() - started) / 1e6)
+        if kept is not None and index in kept:
+            kept[index] = output
+        del output
     return times_ms

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from kerneltrials.tasks import ShapeConfig
 from kerneltrials.verifier._jobs import ForgedReply, JobDied, WorkerFailed, WorkerJob
+from kerneltrials.verifier._judge import judge_timing_reply
 from kerneltrials.verifier._options import TimingOptions
 from kerneltrials.verifier._session import Outcome, Session
 from kerneltrials.verifier._stages import candidate_failure, reference_failure
@@ -22,6 +23,8 @@ from kerneltrials.verifier.verdict import Status, TimingStats
 
 #: Slack for the outside-versus-inside cross-check: pipe and scheduling latency.
 OUTER_SLACK_S = 0.005
+#: Timed candidate batches whose output at one random call is compared with the reference.
+SPOT_CHECKED_BATCHES = 2
 
 
 @dataclass
@@ -32,6 +35,7 @@ class Side:
     samples_ms: list[float] = field(default_factory=list)
     wall_s: float = 0.0
     batch: int = 1
+    spots_left: int = 0  # spot checks still to do on this configuration (candidate only)
 
     def done(self, options: TimingOptions) -> bool:
         count = len(self.samples_ms)
@@ -50,11 +54,12 @@ class Side:
 
 
 def _request_times(session: Session, side: Side, config: ShapeConfig, n_calls: int,
-                   timeout_s: float) -> list[float]:
+                   timeout_s: float, rng: random.Random | None = None) -> list[float]:
+    spot, extra = _spot_fields(session, side, config, n_calls, rng)
     try:
         started = time.monotonic()
         reply = side.worker.request("time", timeout_s, config=config.name, mode=side.mode,
-                                    n_calls=n_calls)
+                                    n_calls=n_calls, **extra)
         outer_s = time.monotonic() - started
     except (WorkerFailed, JobDied, ForgedReply) as error:
         if side.name == "candidate":
@@ -63,10 +68,24 @@ def _request_times(session: Session, side: Side, config: ShapeConfig, n_calls: i
     times = [float(t) for t in reply["times_ms"]]
     if len(times) != n_calls or any(not math.isfinite(t) or t < 0 for t in times):
         raise Outcome(Status.REJECTED, f"integrity:malformed_timings on {config.name}")
-    if side.name == "candidate" and sum(times) / 1000 > outer_s + OUTER_SLACK_S:
-        raise Outcome(Status.REJECTED, f"integrity:timer_inconsistent on {config.name}: "
-                      f"{sum(times):.1f} ms measured inside, {outer_s * 1000:.1f} ms outside")
-    return times
+    if side.name == "candidate":
+        if sum(times) / 1000 > outer_s + OUTER_SLACK_S:
+            raise Outcome(Status.REJECTED, f"integrity:timer_inconsistent on {config.name}: "
+                          f"{sum(times):.1f} ms measured inside, {outer_s * 1000:.1f} ms outside")
+        judge_timing_reply(session, config, reply, n_calls, extra.get("spot_path"))
+    # A spot-checked call ran with the compute recorder on: its time is not a sample.
+    return [t for index, t in enumerate(times) if index not in spot] or times
+
+
+def _spot_fields(session: Session, side: Side, config: ShapeConfig, n_calls: int,
+                 rng: random.Random | None) -> tuple[set[int], dict[str, object]]:
+    """Pick one random call of this batch to spot-check (candidate only, a few batches)."""
+    if side.name != "candidate" or rng is None or side.spots_left <= 0 or rng.random() < 0.3:
+        return set(), {}
+    side.spots_left -= 1
+    index = rng.randrange(n_calls)
+    path = session.path("candidate-out", f"spot-{config.name}-{side.spots_left}.pt")
+    return {index}, {"spot": [index], "spot_path": path}
 
 
 def _warm_up(session: Session, side: Side, config: ShapeConfig) -> None:
@@ -85,6 +104,7 @@ def time_config(session: Session, sides: list[Side], config: ShapeConfig) -> Non
     rng = random.Random(f"{session.hidden_seed}:{config.name}")
     for side in sides:
         side.samples_ms, side.wall_s = [], 0.0
+        side.spots_left = SPOT_CHECKED_BATCHES if side.name == "candidate" else 0
         _warm_up(session, side, config)
     while not all(side.done(options) for side in sides):
         order = [side for side in sides if not side.done(options)]
@@ -92,5 +112,5 @@ def time_config(session: Session, sides: list[Side], config: ShapeConfig) -> Non
         for side in order:
             started = time.monotonic()
             side.samples_ms += _request_times(session, side, config, side.batch,
-                                              session.options.call_timeout_s)
+                                              session.options.call_timeout_s, rng)
             side.wall_s += time.monotonic() - started

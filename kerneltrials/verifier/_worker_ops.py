@@ -41,6 +41,10 @@ class WorkerState:
     candidate: Any = None
     configs: dict[str, ConfigState] = field(default_factory=dict)
     ops: DeviceOps | None = None
+    tracker: Any = None  # _guards.KernelTracker of the candidate's extensions
+    integrity: dict[str, Any] = field(default_factory=dict)  # snapshot before import
+    threads: Any = None  # _integrity.ThreadWatch
+    output_bytes: int = 0  # size of the last output: the freed block to poison
 
 
 def _build(state: WorkerState, request: dict[str, Any]) -> dict[str, Any]:
@@ -80,20 +84,26 @@ def _load_task(state: WorkerState, request: dict[str, Any]) -> dict[str, Any]:
 
 
 def _load_candidate(state: WorkerState, request: dict[str, Any]) -> dict[str, Any]:
+    from kerneltrials.verifier._guards import KernelTracker
+    from kerneltrials.verifier._integrity import ThreadWatch, integrity_changes, integrity_snapshot
     from kerneltrials.verifier._intercept import import_with_artifacts
 
-    if state.role != "candidate":
-        raise WorkerFault("protocol", "only a candidate worker loads candidates")
+    if state.role != "candidate" or state.ops is None:
+        raise WorkerFault("protocol", "only a candidate worker loads candidates, after load_task")
     artifacts = [(BuildRequest.from_dict(item["request"]), BuildArtifact.from_dict(item["artifact"]))
                  for item in request["artifacts"]]
+    state.tracker = KernelTracker(state.ops.synchronize)
+    state.integrity = integrity_snapshot()  # before any candidate code runs
     try:
-        module = import_with_artifacts(Path(request["candidate"]), request["backend"], artifacts)
+        module = import_with_artifacts(Path(request["candidate"]), request["backend"], artifacts,
+                                       wrap=state.tracker.wrap_module)
     except Exception as error:
         raise WorkerFault("import_error", f"{type(error).__name__}: {error}", _format_exc()) from error
     if not isinstance(getattr(module, "ModelNew", None), type):
         raise WorkerFault("no_model_new", "the candidate defines no class ModelNew")
     state.candidate = module
-    return {}
+    state.threads = ThreadWatch(pool_allowance=torch.get_num_threads() + 1)
+    return {"integrity": integrity_changes(state.integrity, integrity_snapshot())}
 
 
 def _copy_weights(reference: torch.nn.Module, candidate: torch.nn.Module) -> bool:
@@ -155,73 +165,40 @@ def _load_inputs(state: WorkerState, path: str) -> list[Any]:
 
 
 def _reference(state: WorkerState, request: dict[str, Any]) -> dict[str, Any]:
+    from kerneltrials.verifier._guards import ComputeRecorder
+
     config = state.configs[request["config"]]
     inputs = _load_inputs(state, request["inputs_path"])
+    recorder = ComputeRecorder()  # the reference's compute ops: the mixed policy's yardstick
+    output = _reference_call(config, inputs, recorder)
+    torch.save(_to_cpu(output), request["path"])
+    return {"ops": sorted(recorder.ops)}
+
+
+def _reference_call(config: ConfigState, inputs: list[Any], recorder: Any = None) -> Any:
     with torch.no_grad():
         try:
-            output = config.model(*inputs)
+            if recorder is None:
+                return config.model(*inputs)
+            with recorder:
+                return config.model(*inputs)
         except Exception as error:
             raise WorkerFault("task_error", f"the reference crashed: {type(error).__name__}: "
                               f"{error}", _format_exc()) from error
-    torch.save(_to_cpu(output), request["path"])
-    return {}
 
 
-def _describe_output(value: Any) -> Any:
-    """Structure and exact types, checked by the parent before any value is trusted."""
-    if isinstance(value, torch.Tensor):
-        return {"type": f"{type(value).__module__}.{type(value).__qualname__}",
-                "exact_tensor": type(value) is torch.Tensor}
-    if isinstance(value, list | tuple):
-        return [_describe_output(item) for item in value]
-    return {"type": f"{type(value).__module__}.{type(value).__qualname__}", "exact_tensor": False}
-
-
-def _run(state: WorkerState, request: dict[str, Any]) -> dict[str, Any]:
+def _pool_reference(state: WorkerState, request: dict[str, Any]) -> dict[str, Any]:
+    """Reference outputs of the timing pool: spot checks of timed calls compare with them."""
+    if state.role != "reference":
+        raise WorkerFault("protocol", "only the reference worker computes reference outputs")
     config = state.configs[request["config"]]
-    inputs = _load_inputs(state, request["inputs_path"])
-    outputs, structures, inputs_after = [], [], None
-    for _ in range(int(request.get("repeats", 2))):
-        call_inputs = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
-        with torch.no_grad():
-            try:
-                output = config.model(*call_inputs)
-            except Exception as error:
-                raise WorkerFault("candidate_exception", f"{type(error).__name__}: {error}",
-                                  _format_exc()) from error
-        if state.device == "cuda":
-            torch.cuda.synchronize()
-        structures.append(_describe_output(output))
-        outputs.append(_to_cpu(_plain(output)))
-        inputs_after = inputs_after or [_to_cpu(x) for x in call_inputs]
-    torch.save({"outputs": outputs, "inputs_after": inputs_after}, request["path"])
-    return {"structures": structures}
+    outputs = [_to_cpu(_reference_call(config, _clone_all(inputs))) for inputs in config.pool]
+    torch.save(outputs, request["path"])
+    return {"count": len(outputs)}
 
 
-def _plain(value: Any) -> Any:
-    """Tensor subclasses are reported by ``_describe_output`` and saved as plain tensors."""
-    if isinstance(value, torch.Tensor):
-        return value.as_subclass(torch.Tensor) if type(value) is not torch.Tensor else value
-    if isinstance(value, list | tuple):
-        return type(value)(_plain(item) for item in value)
-    return value
-
-
-def _time(state: WorkerState, request: dict[str, Any]) -> dict[str, Any]:
-    assert state.ops is not None
-    config = state.configs[request["config"]]
-    call: Callable[..., Any] = config.model
-    if request.get("mode") == "compile":
-        if config.compiled is None:
-            config.compiled = torch.compile(config.model, mode="default")
-        call = config.compiled
-    with torch.no_grad():
-        try:
-            times_ms = time_calls(call, config.pool, int(request["n_calls"]), state.ops)
-        except Exception as error:
-            kind = "baseline_error" if state.role == "reference" else "candidate_exception"
-            raise WorkerFault(kind, f"{type(error).__name__}: {error}", _format_exc()) from error
-    return {"times_ms": times_ms}
+def _clone_all(inputs: list[Any]) -> list[Any]:
+    return [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
 
 
 def _exit(state: WorkerState, request: dict[str, Any]) -> dict[str, Any]:
@@ -235,7 +212,12 @@ HANDLERS: dict[str, Callable[[WorkerState, dict[str, Any]], dict[str, Any]]] = {
     "setup": _setup,
     "inputs": _inputs,
     "reference": _reference,
-    "run": _run,
-    "time": _time,
+    "pool_reference": _pool_reference,
     "exit": _exit,
 }
+
+# The guarded run and timing ops live in _worker_run (they import from this module).
+from kerneltrials.verifier._worker_run import run_op, time_op  # noqa: E402
+
+HANDLERS["run"] = run_op
+HANDLERS["time"] = time_op

@@ -109,7 +109,9 @@ class Browser:
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
         port = self._devtools_port()
-        targets = json.loads(urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=10).read())
+        targets = json.loads(
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=10).read()
+        )
         page = next(t for t in targets if t["type"] == "page")
         self.ws = WebSocket(page["webSocketDebuggerUrl"])
         self.next_id = 0
@@ -230,6 +232,6 @@ def luminance_variance(png: bytes) -> tuple[float, int]:
     width, _, rows = png_pixels(png)
     channels = len(rows[0]) // width
     values = [(r * 299 + g * 587 + b * 114) // 1000
-              for row in rows for r, g, b in zip(row[0::channels], row[1::channels], row[2::channels])]  # fmt: skip
+              for row in rows for r, g, b in zip(row[0::channels], row[1::channels], row[2::channels], strict=True)]  # fmt: skip
     mean = sum(values) / len(values)
     return sum((v - mean) ** 2 for v in values) / len(values), len(set(values))

@@ -1,0 +1,129 @@
+"""What this machine can do: each capability the harness uses, with the fix when missing.
+
+Pure probing, no side effects; the ``doctor`` command prints it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One capability: whether it is there, what was found, and how to get it."""
+
+    area: str
+    name: str
+    ok: bool
+    detail: str
+    fix: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _version(*command: str) -> str | None:
+    try:
+        result = subprocess.run(command, capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    lines = [line for line in (result.stdout or result.stderr).splitlines() if line.strip()]
+    return lines[0].strip() if lines and result.returncode == 0 else None
+
+
+def _nvcc_release(nvcc: str) -> str | None:
+    try:
+        output = subprocess.run([nvcc, "--version"], capture_output=True, text=True, timeout=20).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return next((line.strip() for line in output.splitlines() if "release" in line), None)
+
+
+def compiler_findings() -> list[Finding]:
+    findings = []
+    for name, fix in (("c++", "apt-get install g++"), ("clang++", "apt-get install clang "
+                      "libomp-dev (optional: faster builds)")):
+        version = _version(name, "--version")
+        findings.append(Finding("compilers", name, version is not None, version or "not found",
+                                "" if version else fix))
+    cuda_home = os.environ.get("CUDA_HOME") or "/usr/local/cuda-13.0"
+    nvcc = Path(cuda_home) / "bin" / "nvcc"
+    nvcc_path = str(nvcc) if nvcc.exists() else shutil.which("nvcc")
+    release = _nvcc_release(nvcc_path) if nvcc_path else None
+    findings.append(Finding(
+        "compilers", "nvcc", release is not None, f"{nvcc_path} ({release})" if release else
+        "not found", "" if release else "install the CUDA toolkit and set CUDA_HOME"))
+    return findings
+
+
+def device_findings() -> list[Finding]:
+    import torch
+
+    findings = [Finding("devices", "torch", True,
+                        f"{torch.__version__} (CUDA build: {torch.version.cuda or 'no'})")]
+    if torch.cuda.is_available():
+        names = ", ".join(torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count()))
+        findings.append(Finding("devices", "gpu", True, names))
+    else:
+        findings.append(Finding("devices", "gpu", False, "no CUDA device",
+                                "CUDA candidates build here but report not_run; use a GPU host"))
+    findings.append(Finding("devices", "cpu cores", True, str(len(os.sched_getaffinity(0)))))
+    return findings
+
+
+def sandbox_findings() -> list[Finding]:
+    from kerneltrials.sandbox import resolve_sandbox
+
+    features = resolve_sandbox("process").features()
+    missing = features.get("missing", [])
+    findings = [Finding("sandbox", "process", True, f"isolation level {features.get('level')}")]
+    for key in ("network_isolated", "pid_namespace", "readonly_root"):
+        findings.append(Finding("sandbox", key, bool(features.get(key)), str(features.get(key)),
+                                "" if features.get(key) else "apt-get install bubblewrap"))
+    from kerneltrials.sandbox._cgroups import find_cgroup_parents
+
+    parents, problem = find_cgroup_parents()
+    detail = ", ".join(f"{c}: {p}" for c, p in (parents or {}).items()) or problem
+    findings.append(Finding("sandbox", "cgroup memory+pids limits", parents is not None, detail,
+                            "" if parents else "mount the cgroup memory/pids controllers (v1) "
+                            "or delegate them (v2, set KERNELTRIALS_CGROUP_ROOT)"))
+    if missing:
+        findings.append(Finding("sandbox", "missing", False, "; ".join(map(str, missing))))
+    return findings
+
+
+def engine_findings() -> list[Finding]:
+    host = os.environ.get("DOCKER_HOST", "")
+    docker_sdk = importlib.util.find_spec("docker") is not None
+    reachable = False
+    if docker_sdk and host:
+        try:
+            import docker
+
+            reachable = bool(docker.DockerClient(base_url=host, timeout=5).ping())
+        except Exception:
+            reachable = False
+    return [Finding("container engine", "docker API", reachable, host or "DOCKER_HOST unset",
+                    "" if reachable else "start one (e.g. podman system service) and set "
+                    "DOCKER_HOST; pip install 'kerneltrials[docker]'")]
+
+
+def ray_findings() -> list[Finding]:
+    spec = importlib.util.find_spec("ray")
+    if spec is None:
+        return [Finding("scheduler", "ray", False, "not installed", "pip install 'kerneltrials[ray]'")]
+    from importlib.metadata import version
+
+    return [Finding("scheduler", "ray", True, version("ray"))]
+
+
+def run_doctor() -> list[Finding]:
+    """Every finding, in display order."""
+    return (compiler_findings() + device_findings() + sandbox_findings() + engine_findings()
+            + ray_findings())

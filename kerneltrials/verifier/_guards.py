@@ -1,0 +1,169 @@
+"""Runtime guards inside the workers: what ran during ``forward``, and what changed.
+
+- :class:`ComputeRecorder` records every aten compute op that executes. It is a
+  ``TorchDispatchMode``: it sits on the dispatcher's Python key, so it sees ops called from
+  Python *and* from C++ extensions (``at::relu`` goes through the dispatcher too).
+- :class:`KernelTracker` wraps the candidate's extension modules at load time: it counts
+  the calls into compiled code, measures the time spent there (``custom_share``) and, for
+  the poisoned replay, overwrites one call's output with NaN.
+- :func:`integrity_snapshot` records the identity of timers, synchronisation, comparison,
+  RNG and harness functions and the global state (backend flags, thread counts, default
+  dtype, the process's OS threads); :func:`integrity_changes` names what differs.
+
+See docs/design/anticheat.md. The parent decides; these only report.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from typing import Any
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode, _get_current_dispatch_mode_stack
+
+_now_ns = time.perf_counter_ns  # bound before any candidate code runs
+
+#: aten ops that allocate, view, copy or describe: allowed even under ``strict``.
+NOT_COMPUTE = frozenset({
+    "empty", "empty_like", "empty_strided", "zeros", "zeros_like", "ones", "ones_like", "full",
+    "full_like", "new_empty", "new_empty_strided", "new_zeros", "new_ones", "new_full",
+    "scalar_tensor", "arange", "fill", "zero", "clone", "copy", "_to_copy", "to", "detach",
+    "lift_fresh", "lift_fresh_copy", "contiguous", "_unsafe_view", "alias", "resize",
+    "set", "as_strided", "_local_scalar_dense", "cat", "stack", "constant_pad_nd", "split",
+    "split_with_sizes", "unbind", "t", "_reshape_alias", "slice", "select", "expand",
+    "view", "reshape", "permute", "transpose", "squeeze", "unsqueeze", "flatten",
+    "is_same_size", "_has_compatible_shallow_copy_type", "record_stream", "sym_size",
+    "sym_stride", "sym_numel", "sym_storage_offset", "dim", "size", "stride", "numel",
+    "is_contiguous", "_pin_memory", "is_pinned", "result_type", "item",
+})
+
+
+def op_name(func: Any) -> str:
+    """``aten.relu`` for ``aten.relu.default`` and ``aten.relu_.default`` alike."""
+    return f"aten.{func.overloadpacket.__name__.rstrip('_') or func.overloadpacket.__name__}"
+
+
+def is_compute(func: Any) -> bool:
+    name = func.overloadpacket.__name__.rstrip("_")
+    return not func.is_view and name not in NOT_COMPUTE and not name.startswith("_foreach_empty")
+
+
+class ComputeRecorder(TorchDispatchMode):
+    """Records the compute ops that execute while it is active."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ops: set[str] = set()
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
+        if is_compute(func):
+            self.ops.add(op_name(func))
+        return func(*args, **(kwargs or {}))
+
+    def is_active(self) -> bool:
+        """Still on the mode stack? (a candidate could try to pop it)"""
+        return any(mode is self for mode in _get_current_dispatch_mode_stack())
+
+
+def poison_tensor(tensor: torch.Tensor) -> None:
+    """Overwrite ``tensor`` with a value no correct kernel produces: NaN, or a sentinel."""
+    with torch.no_grad():
+        if tensor.is_floating_point() or tensor.is_complex():
+            tensor.fill_(float("nan"))
+        elif tensor.dtype == torch.bool:
+            tensor.logical_not_()
+        else:
+            tensor.fill_(-12345 if tensor.dtype != torch.uint8 else 201)
+
+
+def _tensors(value: Any) -> list[torch.Tensor]:
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, list | tuple):
+        return [t for item in value for t in _tensors(item)]
+    return []
+
+
+class KernelTracker:
+    """Counts, times and (for the replay) poisons calls into the candidate's extensions."""
+
+    def __init__(self, synchronize: Callable[[], None]) -> None:
+        self.synchronize = synchronize
+        self.names: list[str] = []  # name of each call since the last reset
+        self.inside_ns = 0
+        self.measure = False
+        self.poison_index: int | None = None
+
+    def reset(self, measure: bool = False, poison_index: int | None = None) -> None:
+        self.names, self.inside_ns = [], 0
+        self.measure, self.poison_index = measure, poison_index
+
+    def wrap_module(self, module: Any) -> Any:
+        """A stand-in for an extension module whose functions report to this tracker."""
+        return _tracked_extension(module, self)
+
+    def call(self, name: str, function: Callable[..., Any], args: tuple[Any, ...],
+             kwargs: dict[str, Any]) -> Any:
+        index = len(self.names)
+        self.names.append(name)
+        poisoned = index == self.poison_index
+        before = [t.clone() for t in _tensors(args)] if poisoned else []
+        if self.measure:
+            self.synchronize()
+            started = _now_ns()
+        result = function(*args, **kwargs)
+        if self.measure:
+            self.synchronize()
+            self.inside_ns += _now_ns() - started
+        if poisoned:
+            self._poison(result, _tensors(args), before)
+        return result
+
+    @staticmethod
+    def _poison(result: Any, arguments: list[torch.Tensor], before: list[torch.Tensor]) -> None:
+        outputs = _tensors(result)
+        if not outputs:  # out-parameter style: poison the arguments the call wrote
+            outputs = [new for new, old in zip(arguments, before, strict=True)
+                       if new.shape == old.shape and not torch.equal(new.nan_to_num(), old.nan_to_num())]
+        for tensor in outputs:
+            poison_tensor(tensor)
+
+
+def _tracked_extension(module: Any, tracker: KernelTracker) -> Any:
+    """The raw module stays in this closure, out of the candidate's reach."""
+    wrapped: dict[str, Any] = {}
+
+    class TrackedExtension:
+        def __getattr__(self, name: str) -> Any:
+            if name not in wrapped:
+                value = getattr(module, name)
+                if callable(value) and not isinstance(value, type):
+                    def tracked(*args: Any, _name: str = name, _fn: Any = value, **kwargs: Any) -> Any:
+                        return tracker.call(_name, _fn, args, kwargs)
+                    wrapped[name] = tracked
+                else:
+                    wrapped[name] = value
+            return wrapped[name]
+
+        def __dir__(self) -> list[str]:
+            return dir(module)
+
+    return TrackedExtension()
+
+
+def poison_free_memory(nbytes: int, device: str) -> None:
+    """Fill a freed block of ``nbytes`` with NaN, so recycled memory is not a stale answer."""
+    if nbytes <= 0:
+        return
+    block = torch.empty(max(1, nbytes // 4), dtype=torch.float32, device=device)
+    block.fill_(float("nan"))
+    del block
+
+
+def os_thread_count() -> int:
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return 0

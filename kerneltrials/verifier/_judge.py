@@ -1,0 +1,158 @@
+"""The parent's judgement of what a candidate worker reported (docs/design/anticheat.md).
+
+Everything here runs in the parent, on replies it checks and tensors it loads with
+``weights_only=True``. Cheats end the verification (``Outcome`` with ``rejected``);
+wrong answers become ``correctness:*`` reasons on the configuration.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from kerneltrials.tasks import ShapeConfig
+from kerneltrials.verifier._compare import compare_outputs, find_mutated_inputs, non_exact_types
+from kerneltrials.verifier._session import Outcome, Session
+from kerneltrials.verifier.verdict import ConfigResult, Status
+
+
+def reject(*reasons: str) -> Outcome:
+    return Outcome(Status.REJECTED, *reasons)
+
+
+def judge_structures(structures: list[Any]) -> None:
+    """Outputs must be plain tensors with real (strided) storage on the expected device."""
+    bad = sorted({name for s in structures for name in non_exact_types(s)})
+    if bad:
+        raise reject(f"integrity:output_not_plain_tensor:{', '.join(bad)}")
+    for item in _leaves(structures):
+        if item.get("device") != item.get("expected_device"):
+            raise reject(f"integrity:output_wrong_device:{item.get('device')} "
+                         f"(expected {item.get('expected_device')})")
+        if item.get("layout") != "torch.strided":
+            raise reject(f"integrity:output_no_storage:{item.get('layout')}")
+
+
+def _leaves(structure: Any) -> list[dict[str, Any]]:
+    if isinstance(structure, list):
+        return [leaf for item in structure for leaf in _leaves(item)]
+    return [structure] if isinstance(structure, dict) else []
+
+
+def judge_policy(policy: str, ops: list[str], reference_ops: list[str], where: str) -> None:
+    """``strict``: no compute op ran; ``mixed``: the ran ops do not cover the reference's."""
+    if policy == "strict" and ops:
+        raise reject(f"policy:torch_compute:{','.join(ops)} executed in forward on {where} "
+                     "(strict: the candidate's kernels must do all the compute)")
+    if policy == "mixed" and reference_ops and set(reference_ops) <= set(ops):
+        raise reject(f"policy:passthrough:forward ran every compute op of the reference "
+                     f"({','.join(reference_ops)}) on {where}: no custom kernel replaced any")
+
+
+def judge_run_reply(session: Session, config: ShapeConfig, reply: dict[str, Any],
+                    reference_ops: list[str]) -> None:
+    """The checks that need no tensor: integrity, kernels called, policy, aliasing."""
+    if reply.get("integrity"):
+        raise reject(*reply["integrity"])
+    judge_structures(reply.get("structures", []))
+    if any(int(count) == 0 for count in reply.get("kernel_calls", [0])):
+        raise reject(f"integrity:no_custom_call:a call of forward ran no compiled function "
+                     f"on {config.name}")
+    judge_policy(str(session.options.policy), list(reply.get("ops", [])), reference_ops,
+                 config.name)
+    if reply.get("aliases_input"):
+        raise reject(f"integrity:output_aliases_input on {config.name}")
+
+
+def judge_outputs(session: Session, config: ShapeConfig, reply: dict[str, Any],
+                  paths: dict[str, str], result: ConfigResult) -> None:
+    """Correctness of the first call, then repeats, mutation, re-addressing and replays."""
+    try:
+        produced = torch.load(paths["outputs"], weights_only=True)
+        outputs, inputs_after = produced["outputs"], produced["inputs_after"]
+    except Exception as error:  # the candidate controls that file: unreadable is its failure
+        raise Outcome(Status.INCORRECT, f"correctness:unreadable_outputs:{error}") from error
+    expected = torch.load(paths["reference"], weights_only=True)
+    atol, rtol = session.task.tolerance()
+    first = compare_outputs(expected, outputs[0], atol, rtol)
+    reasons = list(first.reasons)
+    result.max_abs_err = max(result.max_abs_err or 0.0, first.max_abs_err)
+    result.max_norm_err = max(result.max_norm_err or 0.0, first.max_norm_err)
+    if first.passed and len(outputs) > 1:
+        again = compare_outputs(outputs[0], outputs[1], atol, rtol)
+        reasons += [f"correctness:repeat_mismatch ({r.split(':', 1)[-1]})" for r in again.reasons]
+    inputs = torch.load(paths["inputs"], weights_only=True)
+    reasons += [f"correctness:input_mutated[{i}]" for i in find_mutated_inputs(inputs, inputs_after)]
+    if reasons:
+        result.passed = False
+        result.detail = result.detail or reasons[0]
+        session.reasons += [f"{reason} on {config.name}" for reason in reasons]
+        return
+    _judge_readdressed(produced.get("readdressed"), paths["pool"], atol, rtol, config)
+    _judge_replays(produced.get("replays") or [], reply.get("replays", []), outputs[0], config)
+    share = reply.get("custom_share")
+    if isinstance(share, float | int):
+        shares = [*getattr(result, "custom_shares", []), float(share)]
+        result.custom_shares = shares  # type: ignore[attr-defined]
+
+
+def _judge_readdressed(output: Any, pool_path: str, atol: float, rtol: float,
+                       config: ShapeConfig) -> None:
+    if output is None:
+        return
+    expected = torch.load(pool_path, weights_only=True)[0]
+    if not compare_outputs(expected, output, atol, rtol).passed:
+        raise reject(f"integrity:stale_output_same_address:new values written into the same "
+                     f"input buffers gave a wrong output on {config.name} (cached by address?)")
+
+
+def _judge_replays(outputs: list[Any], replays: list[dict[str, Any]], clean: Any,
+                   config: ShapeConfig) -> None:
+    if len(outputs) != len(replays):
+        raise reject("integrity:malformed_replays")
+    for poisoned, replay in zip(outputs, replays, strict=True):
+        if not _changed(clean, poisoned):
+            raise reject(f"integrity:custom_output_unused:{replay.get('name')}#{replay.get('index')}"
+                         f" (poisoning its output left forward's output unchanged on {config.name})")
+
+
+def _changed(clean: Any, poisoned: Any) -> bool:
+    if isinstance(clean, list | tuple) and isinstance(poisoned, list | tuple):
+        return len(clean) != len(poisoned) or any(_changed(a, b) for a, b in zip(clean, poisoned))
+    if isinstance(clean, torch.Tensor) and isinstance(poisoned, torch.Tensor):
+        if clean.shape != poisoned.shape or clean.dtype != poisoned.dtype:
+            return True
+        both_nan = clean.isnan() & poisoned.isnan() if clean.is_floating_point() else None
+        differs = clean != poisoned
+        return bool((differs & ~both_nan).any() if both_nan is not None else differs.any())
+    return clean != poisoned
+
+
+def judge_timing_reply(session: Session, config: ShapeConfig, reply: dict[str, Any],
+                       n_calls: int, spot_path: str | None) -> None:
+    """A timed batch: integrity, kernels on every call, and the spot-checked outputs."""
+    if reply.get("integrity"):
+        raise reject(*reply["integrity"])
+    if int(reply.get("kernel_calls", 0)) < n_calls:
+        raise reject(f"integrity:no_custom_call:timed calls ran no compiled function on {config.name}")
+    spots = reply.get("spots") or []
+    if not spots or spot_path is None:
+        return
+    judge_structures([spot.get("structure") for spot in spots])
+    for spot in spots:
+        judge_policy(str(session.options.policy), list(spot.get("ops", [])),
+                     session_reference_ops(session, config), f"{config.name} (timed)")
+    outputs = torch.load(spot_path, weights_only=True)
+    pool = torch.load(session.path("private", f"pool-{config.name}.pt"), weights_only=True)
+    atol, rtol = session.task.tolerance()
+    for spot, output in zip(spots, outputs, strict=True):
+        expected = pool[int(spot["pool"]) % len(pool)]
+        if not compare_outputs(expected, output, atol, rtol).passed:
+            raise reject(f"integrity:timed_output_mismatch:a timed call's output is wrong on "
+                         f"{config.name} (behaves differently while timed)")
+
+
+def session_reference_ops(session: Session, config: ShapeConfig) -> list[str]:
+    """The reference's compute ops on ``config``, recorded during correctness."""
+    return list(getattr(session, "reference_ops", {}).get(config.name, []))

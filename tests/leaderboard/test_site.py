@@ -1,0 +1,173 @@
+"""``leaderboard build`` on a store with several runs: rows, ranks, intervals, verified
+marks (only from verification records), drill-downs, and no external URLs."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import urllib.request
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from kerneltrials.cli import cli
+from kerneltrials.leaderboard import build_site, bundle_from_store, save_bundle, serve_site
+from kerneltrials.results import open_store
+
+pytestmark = pytest.mark.timeout(120)
+
+ROW = re.compile(
+    r'<tr data-run="(?P<slug>[^"]+)" data-scope="(?P<scope>[^"]+)"[^>]*>(?P<body>.*?)</tr>', re.S
+)
+
+
+def cell(body: str, key: str) -> str:
+    match = re.search(rf'<td data-key="{key}" data-sort="([^"]*)">(.*?)</td>', body, re.S)
+    assert match, f"no {key} cell"
+    return re.sub(r"<[^>]+>", "", match.group(2)).strip()
+
+
+def rows(site: Path, scope: str = "all") -> dict[str, str]:
+    """run name -> row HTML, for one scope of the main table."""
+    html = (site / "index.html").read_text()
+    found = {}
+    for match in ROW.finditer(html):
+        if match.group("scope") == scope:
+            found[cell(match.group("body"), "run").split()[0]] = match.group("body")
+    return found
+
+
+@pytest.fixture(scope="module")
+def site(runs_store: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("site")
+    build_site(out, [runs_store])
+    return out
+
+
+def test_one_row_per_run_with_interval_respecting_ranks(site: Path) -> None:
+    table = rows(site)
+    assert set(table) == {"fast-oneshot", "slow-refine", "mid-coderjudge", "unscored"}
+    ranks = {name: cell(body, "rank") for name, body in table.items()}
+    # slow-refine [0.5, 1.1] and mid-coderjudge [1.0, 1.2] overlap: they share rank 2
+    assert ranks == {
+        "fast-oneshot": "1",
+        "slow-refine": "2",
+        "mid-coderjudge": "2",
+        "unscored": "–",
+    }
+
+
+def test_scores_and_intervals_come_from_the_stored_reports(site: Path, runs_store: Path) -> None:
+    body = rows(site)["fast-oneshot"]
+    with open_store(runs_store) as store:
+        stored = {s.baseline: s.report for s in store.load_scores("fast-oneshot")}
+    low, high = stored["eager"]["geomean_speedup"]["ci95"]
+    assert (
+        cell(body, "geomean")
+        == f"{stored['eager']['geomean_speedup']['value']:.2f}x [{low:.2f}, {high:.2f}]"
+    )
+    assert cell(body, "eager-2") == "66.7%" and cell(body, "eager-1.5") == "100.0%"
+    assert cell(body, "compile-0") == "100.0%"
+    assert cell(body, "cost") == "$0.0100" and cell(body, "tokens") == "1500"
+    assert cell(body, "harness") == "0.1.0" and cell(body, "taskset") == "ts-2025.1"
+    assert "not scored" in cell(rows(site)["unscored"], "geomean")
+
+
+def test_per_level_rows_are_ranked_within_their_level_and_hidden_by_default(site: Path) -> None:
+    level_two = rows(site, "L2")
+    assert cell(level_two["fast-oneshot"], "eager-1") == "100.0%"
+    assert cell(level_two["mid-coderjudge"], "eager-0") == "0.0%"  # its only L2 task failed
+    assert cell(level_two["mid-coderjudge"], "rank") == "3"  # no correct L2 task: below both
+    html = (site / "index.html").read_text()
+    assert all(
+        " hidden" in m.group(0).split(">")[0]
+        for m in ROW.finditer(html)
+        if m.group("scope") != "all"
+    )
+
+
+def test_verified_mark_only_for_a_holding_record_of_the_exact_content(site: Path) -> None:
+    marked = {name for name, body in rows(site).items() if "verified" in cell(body, "run")}
+    assert marked == {"fast-oneshot"}  # slow-refine: other hash; mid-coderjudge: did not hold
+
+
+def test_a_bundle_is_verified_only_by_a_store_record(runs_store: Path, tmp_path: Path) -> None:
+    bundles = tmp_path / "bundles"
+    bundles.mkdir()
+    with open_store(runs_store) as store:
+        bundle = bundle_from_store(store, "slow-refine")
+    renamed = bundle.model_copy(
+        update={"run": bundle.run.model_copy(update={"name": "submitted"})}
+    ).rehashed()
+    save_bundle(renamed, bundles / "submitted.json")
+    # a bundle cannot vouch for itself: an extra "verified" field makes it unreadable
+    data = json.loads((bundles / "submitted.json").read_text())
+    (bundles / "self-verified.json").write_text(json.dumps({**data, "verified": True}))
+    build_site(tmp_path / "plain", [], bundles)
+    assert "verified" not in cell(rows(tmp_path / "plain")["submitted"], "run")
+    verifier_db = tmp_path / "maintainer.sqlite"
+    with open_store(verifier_db) as store:
+        store.record_verification("submitted", renamed.content_sha256, holds=True, outcome={})
+    result = build_site(tmp_path / "checked", [verifier_db], bundles)
+    assert "verified" in cell(rows(tmp_path / "checked")["submitted"], "run")
+    assert len(result.skipped) == 1 and "self-verified.json" in result.skipped[0]
+
+
+def test_no_page_or_asset_refers_to_anything_outside_the_site(site: Path) -> None:
+    files = [p for p in site.rglob("*") if p.is_file()]
+    assert len(files) >= 10
+    for path in files:
+        text = path.read_text()
+        assert "http://" not in text and "https://" not in text, path
+        assert "@import" not in text and not re.search(r"url\((?!['\"]?data:)", text), path
+        for target in re.findall(r'(?:src|href)="([^"]*)"', text):
+            assert not target.startswith(("/", "//")) and ":" not in target, (path, target)
+            assert (path.parent / target.split("#")[0]).resolve().is_file(), (path, target)
+
+
+def test_drill_down_shows_verdict_reasons_source_and_escaped_transcript(site: Path) -> None:
+    run_page = next((site / "runs").glob("slow-refine_*.html"))
+    link = re.search(r'<a class="drill" href="([^"]+)">L1/gelu</a>', run_page.read_text())
+    assert link
+    page = (run_page.parent / link.group(1)).read_text()
+    assert "status-incorrect" in page and "correctness:max_abs_err=0.5" in page
+    assert 'class="highlight"' in page and "ModelNew" in page  # highlighted source
+    assert "Agent transcript (2 messages)" in page and "Write L1/gelu." in page
+    assert "<script>alert" not in page and "&lt;script&gt;alert" in page
+
+
+def test_task_view_lists_each_runs_best_kernel_best_first(site: Path) -> None:
+    page = next((site / "tasks").glob("L1_relu-*.html")).read_text()
+    order = [m for m in re.findall(r'data-key="run" data-sort="([^"]+)"', page)]
+    assert order == ["fast-oneshot", "mid-coderjudge", "slow-refine", "unscored"]
+    assert page.count('class="highlight"') == 3  # the correct, scored kernels' sources
+
+
+def test_plots_are_inline_svg_with_one_curve_per_scored_run(site: Path) -> None:
+    html = (site / "index.html").read_text()
+    assert html.count('<g class="curve"') == 3 and html.count('<g class="dist"') == 3
+    assert "<polyline" in html and "<circle" in html
+
+
+def test_cli_build_and_serve(runs_store: Path, tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["leaderboard", "build", "--db", str(runs_store),
+                                      "--out", str(tmp_path / "site"), "--json"])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["runs"] == 4
+    server = serve_site(tmp_path / "site", port=0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        port = server.server_address[1]
+        page = urllib.request.urlopen(f"http://127.0.0.1:{port}/index.html", timeout=10).read()
+        assert b"fast-oneshot" in page
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_build_with_a_missing_store_exits_2(tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["leaderboard", "build", "--db", str(tmp_path / "nope.sqlite"),
+                                      "--out", str(tmp_path / "site")])  # fmt: skip
+    assert result.exit_code == 2 and "no results store" in result.output
