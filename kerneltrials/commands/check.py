@@ -25,7 +25,7 @@ _STATUS_STYLE = {"correct": "bold green", "incorrect": "bold red", "rejected": "
 
 @click.command("check")
 @click.argument("task")
-@click.argument("candidate", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("candidates", nargs=-1, required=True, type=click.Path(path_type=Path))
 @backend_option
 @profile_option
 @click.option("--sandbox", default="process", show_default=True,
@@ -38,17 +38,29 @@ _STATUS_STYLE = {"correct": "bold green", "incorrect": "bold red", "rejected": "
               help="Also time torch.compile (slow the first time: inductor compiles C++).")
 @click.option("--quick", is_flag=True, help="Short, noisy timing (smoke tests, not for scores).")
 @click.option("--static-only", is_flag=True,
-              help="Run the static checks alone (milliseconds per candidate), build nothing.")
+              help="Run the static checks alone (milliseconds per candidate), build nothing; "
+                   "accepts several candidate files or directories (screening).")
+@click.option("--llm-verifier", default=None, metavar="PROVIDER:MODEL",
+              help="Also ask an LLM to review the candidate (advisory: adds a reason, never "
+                   "changes the status).")
 @json_option
-def check(task: str, candidate: Path, backend: str, profile: str | None, sandbox: str,
-          policy: str | None, hidden_seed: int | None, compile_baseline: bool, quick: bool,
-          static_only: bool, as_json: bool) -> None:
+def check(task: str, candidates: tuple[Path, ...], backend: str, profile: str | None,
+          sandbox: str, policy: str | None, hidden_seed: int | None, compile_baseline: bool,
+          quick: bool, static_only: bool, llm_verifier: str | None, as_json: bool) -> None:
     """Verify CANDIDATE (a Python file defining ModelNew) on TASK (an id like L1/relu or a
-    task file) and print its verdict. Exits 0 whenever a verdict was produced, whatever it
-    says; 2 when the task or the candidate file is unusable."""
+    task file) and print its verdict. With --static-only, CANDIDATES may be several files
+    or directories of them. Exits 0 whenever verdicts were produced, whatever they say;
+    2 when the task or a candidate file is unusable."""
+    if static_only:
+        _screen(task, candidates, backend, policy, as_json)
+        return
+    if len(candidates) != 1 or candidates[0].is_dir():
+        fail("one candidate file at a time (several files or directories need --static-only)")
     from kerneltrials.tasks import TaskError
-    from kerneltrials.verifier import QUICK_TIMING, check as run_check
+    from kerneltrials.verifier import QUICK_TIMING, CheckOptions
+    from kerneltrials.verifier import check as run_check
 
+    candidate = candidates[0]
     try:
         source = candidate.read_text()
     except OSError as error:
@@ -58,7 +70,8 @@ def check(task: str, candidate: Path, backend: str, profile: str | None, sandbox
             verdict = run_check(
                 task, source, backend=backend, profile=profile, policy=policy, sandbox=sandbox,
                 hidden_seed=hidden_seed, compile_baseline=compile_baseline,
-                static_only=static_only, timing=QUICK_TIMING if quick else None,
+                timing=QUICK_TIMING if quick else None,
+                options=CheckOptions(llm_verifier=llm_verifier),
                 progress=lambda stage: status.update(f"{stage}…"),
             )
     except TaskError as error:
@@ -69,6 +82,49 @@ def check(task: str, candidate: Path, backend: str, profile: str | None, sandbox
         print_json(verdict.to_dict())
         return
     _print_verdict(verdict)
+
+
+def _candidate_files(paths: tuple[Path, ...]) -> list[Path]:
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            files += sorted(p for p in path.rglob("*.py") if p.is_file())
+        elif path.is_file():
+            files.append(path)
+        else:
+            fail(f"no such candidate file or directory: {path}")
+    return files
+
+
+def _screen(task: str, paths: tuple[Path, ...], backend: str, policy: str | None,
+            as_json: bool) -> None:
+    """Static checks only, without importing torch: milliseconds per candidate."""
+    from kerneltrials.tasks import TaskError, load_task
+    from kerneltrials.verifier._screen import static_verdict
+
+    try:
+        spec = load_task(task)
+    except TaskError as error:
+        fail(f"task {error.path}: {error.cause}")
+    files = _candidate_files(paths)
+    results = []
+    for path in files:
+        try:
+            source = path.read_text()
+        except (OSError, UnicodeDecodeError) as error:
+            fail(f"cannot read candidate {path}: {error}")
+        results.append((path, static_verdict(spec, source, backend, policy)))
+    if as_json:
+        items = [{"candidate": str(path), **verdict.to_dict()} for path, verdict in results]
+        single = len(paths) == 1 and not paths[0].is_dir()
+        print_json(items[0] if single else items)
+        return
+    table = Table("candidate", "status", "first reason")
+    for path, verdict in results:
+        style = _STATUS_STYLE.get(verdict.status.value, "bold")
+        table.add_row(escape(str(path)), f"[{style}]{verdict.status.value}[/]",
+                      escape(verdict.reasons[0] if verdict.reasons else ""))
+    stdout_console.print(table)
 
 
 def _print_verdict(verdict: object) -> None:

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from collections.abc import Callable
 from typing import Any
 
 from kerneltrials import __version__
 from kerneltrials.tasks import TaskSpec, load_task, shape_configs
 from kerneltrials.verifier._hardware import gpu_available, hardware_fingerprint
 from kerneltrials.verifier._options import CheckOptions, TimingOptions
+from kerneltrials.verifier._screen import STATIC_PASSED
 from kerneltrials.verifier._session import Outcome, Session
 from kerneltrials.verifier._speed import custom_share, flag_suspicious
 from kerneltrials.verifier._stages import build_stage, correctness_stage, start_workers
@@ -90,7 +91,7 @@ def _verify(task: TaskSpec, source: str, options: CheckOptions, static_only: boo
         # Static-only screening runs nothing, so a clean candidate is ``not_run``.
         verdict.status = static.status if static.status is not None else Status.NOT_RUN
         if static_only and static.passed:
-            verdict.reasons.append("static:passed (static-only check: nothing was run)")
+            verdict.reasons.append(STATIC_PASSED)
         verdict.durations_s["total"] = time.perf_counter() - started
         return _finalise(verdict)
     configs = shape_configs(task, options.resolved_profile(), seed)
@@ -107,8 +108,23 @@ def _verify(task: TaskSpec, source: str, options: CheckOptions, static_only: boo
     verdict.isolation = session.isolation
     verdict.build = session.build_info
     verdict.durations_s.update(session.durations_s)
+    if options.llm_verifier:
+        _llm_review(verdict, task, source, options.llm_verifier)
     verdict.durations_s["total"] = time.perf_counter() - started
     return _finalise(verdict)
+
+
+def _llm_review(verdict: Verdict, task: TaskSpec, source: str, spec: str) -> None:
+    """Advisory: adds a reason (and ``suspicious``), never changes the status."""
+    from kerneltrials.agents import resolve_provider
+    from kerneltrials.verifier._llm_verifier import review_candidate
+
+    try:
+        provider = resolve_provider(spec)
+    except Exception as error:
+        verdict.reasons.append(f"llm:unavailable:{type(error).__name__}: {error}")
+        return
+    review_candidate(verdict, source, provider, task.source)
 
 
 def _run_stages(session: Session, verdict: Verdict, progress: Callable[[str], None]) -> None:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from kerneltrials.verifier._build import BuildArtifact, BuildRequest, CompileError
 from kerneltrials.verifier._buildcache import BuildCache, resolve_max_bytes
-from kerneltrials.verifier._fastbuild import FastPathUnavailable, build_fast, fast_toolchain
+from kerneltrials.verifier._fastbuild import build_fast, fast_toolchain
 from kerneltrials.verifier._stockflags import ensure_cuda_arch_list, resolve_with_cuda
 
 DEFAULT_CUDA_HOME = "/usr/local/cuda-13.0"
@@ -121,10 +121,11 @@ def _build_into(request: BuildRequest, module_name: str, out_dir: Path,
     try:
         build_fast(request, module_name, out_dir, toolchain)
         details["path"] = "fast"
-    except (FastPathUnavailable, subprocess.CalledProcessError) as reason:
-        # Stock decides: a candidate that stock compiles must compile here.
+    except Exception as reason:  # noqa: BLE001 - any fast-path failure: stock decides
+        # A candidate that stock compiles must compile here, and an unexpected error in
+        # our pipeline (e.g. a torch-internal API that moved) must not fail a candidate.
         details["path"] = "stock"
-        details["fast_path_skipped"] = str(reason).splitlines()[0][:300] if str(reason) else ""
+        details["fast_path_skipped"] = f"{type(reason).__name__}: {str(reason)[:300]}"
         if isinstance(reason, subprocess.CalledProcessError):
             details["fast_path_log"] = (reason.stderr or "")[-2000:]
         _clear(out_dir, keep=())

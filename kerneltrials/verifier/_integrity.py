@@ -26,6 +26,11 @@ CATEGORY_REASON = {"timer": "integrity:timer_patched", "sync": "integrity:sync_p
                    "builtin": "integrity:builtin_patched"}
 
 
+def _getter(owner: Any, name: str) -> Callable[[], Any]:
+    """Reads ``owner.name`` now (a patch rebinds the attribute, not our reference)."""
+    return lambda: getattr(owner, name, None)
+
+
 def _watched() -> dict[str, Callable[[], Any]]:
     """Getters of everything watched, keyed ``category:name``."""
     from kerneltrials.verifier import _guards, _timing, _worker_ops
@@ -33,28 +38,34 @@ def _watched() -> dict[str, Callable[[], Any]]:
     watched: dict[str, Callable[[], Any]] = {}
     for name in ("perf_counter", "perf_counter_ns", "time", "time_ns", "monotonic",
                  "monotonic_ns", "process_time", "thread_time"):
-        watched[f"timer:time.{name}"] = lambda n=name: getattr(time, n)
+        watched[f"timer:time.{name}"] = _getter(time, name)
     watched["sync:torch.cuda.synchronize"] = lambda: torch.cuda.synchronize
     watched["sync:torch.cuda.Event"] = lambda: torch.cuda.Event
     watched["sync:torch.cuda.Event.elapsed_time"] = lambda: torch.cuda.Event.elapsed_time
     for name in ("allclose", "equal", "isclose", "isfinite", "isnan", "save", "load"):
-        watched[f"compare:torch.{name}"] = lambda n=name: getattr(torch, n)
+        watched[f"compare:torch.{name}"] = _getter(torch, name)
     for name in ("clone", "copy_", "to", "cpu", "detach", "__eq__", "double", "nan_to_num"):
-        watched[f"compare:torch.Tensor.{name}"] = lambda n=name: getattr(torch.Tensor, n)
+        watched[f"compare:torch.Tensor.{name}"] = _getter(torch.Tensor, name)
     watched["compare:torch.nn.Module.__call__"] = lambda: torch.nn.Module.__call__
     watched["compare:torch.nn.Module._call_impl"] = lambda: torch.nn.Module._call_impl
     for name in ("manual_seed", "randn", "rand", "randint", "normal", "get_rng_state"):
-        watched[f"rng:torch.{name}"] = lambda n=name: getattr(torch, n)
+        watched[f"rng:torch.{name}"] = _getter(torch, name)
     for name in ("isinstance", "type", "len", "id", "getattr", "print"):
-        watched[f"builtin:{name}"] = lambda n=name: getattr(builtins, n)
+        watched[f"builtin:{name}"] = _getter(builtins, name)
     for name in list(_worker_ops.HANDLERS):
-        watched[f"harness:_worker_ops.HANDLERS[{name}]"] = lambda n=name: _worker_ops.HANDLERS.get(n)
+        watched[f"harness:_worker_ops.HANDLERS[{name}]"] = _handler_getter(name)
     watched["harness:_timing.time_calls"] = lambda: _timing.time_calls
     watched["harness:_timing.clone_inputs"] = lambda: _timing.clone_inputs
     watched["harness:KernelTracker.call"] = lambda: _guards.KernelTracker.call
     watched["harness:ComputeRecorder.__torch_dispatch__"] = (
         lambda: _guards.ComputeRecorder.__torch_dispatch__)
     return watched
+
+
+def _handler_getter(name: str) -> Callable[[], Any]:
+    from kerneltrials.verifier import _worker_ops
+
+    return lambda: _worker_ops.HANDLERS.get(name)
 
 
 def _state() -> dict[str, Any]:

@@ -75,6 +75,7 @@ class WorkerJob:
                        limits=limits, gpu_index=gpu_index, label=f"{role} worker")
         self.process = sandbox.start(spec)
         self.exit_info: ExitInfo | None = None
+        self._ready = False  # the worker answered hello (its imports are done)
         try:  # buffered until the worker reads it; a worker that died shows at its first request
             send_hello(self.process.channel, self.nonce)
         except OSError:
@@ -87,28 +88,44 @@ class WorkerJob:
     def request(self, op: str, timeout_s: float, **fields: Any) -> dict[str, Any]:
         """Send one request and return the worker's successful reply.
 
+        The first request first waits for the worker to be ready (its answer to
+        ``hello``): starting Python and torch counts against the job's wall clock, never
+        against one request's ``timeout_s``. No candidate code runs before that answer.
+
         Raises :class:`WorkerFailed`, :class:`JobDied` or :class:`ForgedReply`.
         """
+        if not self._ready:
+            self._receive("startup", max(0.1, self.process.seconds_left()))
+            self._ready = True
         budget = max(0.1, min(timeout_s, self.process.seconds_left()))
         try:
             send_frame(self.process.channel, {"op": op, **fields})
-            reply = recv_frame(self.process.channel, timeout_s=budget)
-        except ChannelTimeout:
-            self.exit_info = _as_timeout(self.process.kill("timeout"), budget)
+        except OSError:
+            self.exit_info = self.process.wait(timeout_s=10) or self.process.kill()
             raise JobDied(self.role, self.exit_info, op) from None
+        reply = self._receive(op, budget)
+        if not reply.get("ok"):
+            # Candidate code writes these texts (exception messages): redact them like output.
+            raise WorkerFailed(str(reply.get("kind")), redact(str(reply.get("message"))),
+                               redact(str(reply.get("detail", ""))))
+        return reply
+
+    def _receive(self, during: str, budget_s: float) -> dict[str, Any]:
+        """The next frame, checked: it must carry this job's nonce."""
+        try:
+            reply = recv_frame(self.process.channel, timeout_s=budget_s)
+        except ChannelTimeout:
+            self.exit_info = _as_timeout(self.process.kill("timeout"), budget_s)
+            raise JobDied(self.role, self.exit_info, during) from None
         except MalformedFrame as error:
             self.exit_info = self.process.kill()
             raise ForgedReply(f"{self.role} worker sent a malformed frame ({error})") from None
         except (ChannelClosed, OSError):
             self.exit_info = self.process.wait(timeout_s=10) or self.process.kill()
-            raise JobDied(self.role, self.exit_info, op) from None
+            raise JobDied(self.role, self.exit_info, during) from None
         if reply.get("nonce") != self.nonce:
             self.exit_info = self.process.kill()
             raise ForgedReply(f"{self.role} worker sent a frame without the job nonce")
-        if not reply.get("ok"):
-            # Candidate code writes these texts (exception messages): redact them like output.
-            raise WorkerFailed(str(reply.get("kind")), redact(str(reply.get("message"))),
-                               redact(str(reply.get("detail", ""))))
         return reply
 
     def close(self) -> ExitInfo:

@@ -119,7 +119,8 @@ def _judge_replays(outputs: list[Any], replays: list[dict[str, Any]], clean: Any
 
 def _changed(clean: Any, poisoned: Any) -> bool:
     if isinstance(clean, list | tuple) and isinstance(poisoned, list | tuple):
-        return len(clean) != len(poisoned) or any(_changed(a, b) for a, b in zip(clean, poisoned))
+        return len(clean) != len(poisoned) or any(
+            _changed(a, b) for a, b in zip(clean, poisoned, strict=True))
     if isinstance(clean, torch.Tensor) and isinstance(poisoned, torch.Tensor):
         if clean.shape != poisoned.shape or clean.dtype != poisoned.dtype:
             return True

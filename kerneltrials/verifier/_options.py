@@ -45,6 +45,7 @@ class CheckOptions:
     suspicious_speedup: float = 10.0  # a speedup over eager above this is flagged
     peak_bytes_per_s: float | None = None  # speed of light; None: the backend's default
     peak_flops: float | None = None
+    llm_verifier: str | None = None  # "PROVIDER:MODEL": an advisory LLM review (off by default)
     build_only: bool = False  # stop after a successful build (the scheduler's build stage)
 
     def resolved_profile(self) -> str:

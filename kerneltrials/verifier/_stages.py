@@ -4,9 +4,6 @@
 from __future__ import annotations
 
 import time
-from typing import Any
-
-import torch
 
 from kerneltrials.sandbox import SandboxStartError
 from kerneltrials.sandbox._env import trim

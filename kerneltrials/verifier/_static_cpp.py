@@ -40,6 +40,9 @@ _ALLOWED_ATEN = names.ALLOWED_TORCH | {
     "acc_type", "opmath_type", "numeric_limits", "Stream", "device_of", "randn", "rand",
 }
 _ATEN_CALL = re.compile(r"\b(?:at|torch)\s*::\s*((?:\w+\s*::\s*)*)(\w+)\s*\(")
+# Uses that are not calls but name a function: a macro body or a function pointer.
+_ATEN_REFERENCE = re.compile(r"(?:^[ \t]*#[ \t]*define[^\n]*?|&\s*)\b(?:at|torch)\s*::\s*"
+                             r"((?:\w+\s*::\s*)*)(\w+)", re.MULTILINE)
 _METHOD_CALL = re.compile(r"\.\s*(\w+)\s*\(")
 _LIBRARIES = re.compile(r"\b(cublas\w*|cublasLt\w*|cudnn\w*|cusparse\w*|cufft\w*|cusolver\w*|"
                         r"mkl_\w+|cblas_\w+|dnnl\s*::|mkldnn\w*|at\s*::\s*cuda\s*::\s*blas)")
@@ -136,7 +139,7 @@ def _is_member(code: str, start: int) -> bool:
 def _aten_names(code: str) -> list[str]:
     """The function named by each ``at::…(`` / ``torch::…(`` call (``at::_ops::x::call``: x)."""
     found = []
-    for match in _ATEN_CALL.finditer(code):
+    for match in [*_ATEN_CALL.finditer(code), *_ATEN_REFERENCE.finditer(code)]:
         scopes = [s for s in re.split(r"\s*::\s*", match.group(1)) if s]
         name = match.group(2)
         if name == "call" and scopes:

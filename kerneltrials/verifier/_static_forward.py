@@ -232,6 +232,8 @@ def is_torch_compute(qualname: str) -> bool:
         return False
     if parts[-1] in names.ALLOWED_TORCH or parts[-1] in names.ALLOWED_NN_CLASSES:
         return False
+    if qualname in names.BACKEND_SETTERS or qualname in names.RNG_SETTERS:
+        return False  # reported as backend_flag / rng_state under every policy
     if parts[1] == "nn" and len(parts) > 2 and parts[2] in {"init", "parameter", "Module"}:
         return False
     return not (len(parts) == 2 and parts[1][:1].isupper())  # torch.Tensor, torch.Size…
@@ -251,7 +253,7 @@ def check_forward(tree: ast.Module, resolver: Resolver) -> list[Finding]:
                        if isinstance(n, ast.Call))
         code = "static:kernel_not_on_every_path" if any_call else "static:kernel_never_called"
         findings.append(Finding(code, "ModelNew.forward", forward.lineno))
-    for function, owner in program.reachable(forward, model):
+    for function, _owner in program.reachable(forward, model):
         findings += _compute_findings(program, function)
     return findings
 

@@ -44,7 +44,7 @@ ALLOWED_TORCH = frozenset({
     # allocation
     "empty", "empty_like", "empty_strided", "zeros", "zeros_like", "ones", "ones_like", "full",
     "full_like", "arange", "tensor", "as_tensor", "scalar_tensor", "new_empty", "new_zeros",
-    "new_ones", "new_full", "empty_strided",
+    "new_ones", "new_full",
     # views and shape ops (data movement only)
     "reshape", "view", "view_as", "flatten", "unflatten", "squeeze", "unsqueeze", "transpose",
     "permute", "t", "movedim", "narrow", "select", "expand", "expand_as", "broadcast_to",
@@ -60,7 +60,7 @@ ALLOWED_TORCH = frozenset({
     "Module", "Parameter", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
     "Identity", "Flatten", "Unflatten", "Sequential", "Function", "FunctionCtx", "version",
     "cpp_extension", "load_inline", "CUDA_HOME", "utils", "nn", "cuda", "autograd",
-    "functional", "init", "parameter", "register_buffer", "no_grad", "ones_like",
+    "functional", "init", "parameter", "register_buffer",
 })
 
 #: Tensor methods that compute (checked on calls ``x.name(...)`` inside ``forward``).

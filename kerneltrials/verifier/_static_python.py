@@ -103,9 +103,11 @@ def _qualname_finding(qualname: str, line: int) -> Finding | None:
 class ModuleChecker(ast.NodeVisitor):
     """Walks the whole module once and collects policy-independent findings."""
 
-    def __init__(self, resolver: Resolver) -> None:
+    def __init__(self, resolver: Resolver, tree: ast.Module) -> None:
         self.resolver = resolver
         self.findings: list[Finding] = []
+        # Inner links of attribute chains: ``torch._C`` in ``torch._C._nn.x`` is reported once.
+        self.inner = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
 
     def add(self, finding: Finding | None) -> None:
         if finding and not any(f.reason() == finding.reason() for f in self.findings):
@@ -142,7 +144,7 @@ class ModuleChecker(ast.NodeVisitor):
         if node.attr in names.STREAM_METHODS:
             self.add(Finding("static:side_stream", f".{node.attr}", node.lineno))
         qualname = self.resolver.qualname(node)
-        if qualname:
+        if qualname and id(node) not in self.inner:
             self.add(_qualname_finding(qualname, node.lineno))
             if isinstance(node.ctx, ast.Store | ast.Del):
                 self.add(_patch_finding(qualname, node.lineno))
@@ -222,6 +224,6 @@ def _patch_finding(qualname: str, line: int) -> Finding | None:
 
 def check_module(tree: ast.Module, resolver: Resolver) -> list[Finding]:
     """Policy-independent findings over the whole module."""
-    checker = ModuleChecker(resolver)
+    checker = ModuleChecker(resolver, tree)
     checker.visit(tree)
     return checker.findings

@@ -72,7 +72,9 @@ def _request_times(session: Session, side: Side, config: ShapeConfig, n_calls: i
         if sum(times) / 1000 > outer_s + OUTER_SLACK_S:
             raise Outcome(Status.REJECTED, f"integrity:timer_inconsistent on {config.name}: "
                           f"{sum(times):.1f} ms measured inside, {outer_s * 1000:.1f} ms outside")
-        judge_timing_reply(session, config, reply, n_calls, extra.get("spot_path"))
+        spot_path = extra.get("spot_path")
+        judge_timing_reply(session, config, reply, n_calls,
+                           spot_path if isinstance(spot_path, str) else None)
     # A spot-checked call ran with the compute recorder on: its time is not a sample.
     return [t for index, t in enumerate(times) if index not in spot] or times
 

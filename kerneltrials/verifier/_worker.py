@@ -43,6 +43,8 @@ def serve(role: str) -> None:
         return
     from kerneltrials.verifier._worker_ops import WorkerState
 
+    # Ready: the parent starts timing requests from here (Python and torch are loaded).
+    send_frame(sock, {"ok": True, "op": "hello", "nonce": nonce})
     state = WorkerState(role=role)
     while True:
         try:

@@ -17,8 +17,8 @@ from kerneltrials.tasks import parse_task_source
 from kerneltrials.tasks._instantiate import load_task_module, make_inputs, make_model
 from kerneltrials.tasks._spec import TaskError, TaskSpec
 from kerneltrials.verifier._build import BuildArtifact, BuildRequest, CompileError
-from kerneltrials.verifier._timing import DeviceOps, make_device_ops, time_calls, use_all_cores
 from kerneltrials.verifier._faults import WorkerFault
+from kerneltrials.verifier._timing import DeviceOps, make_device_ops, use_all_cores
 
 #: Inputs kept per configuration for timing; each timed call clones one of them.
 TIMING_POOL_SIZE = 3

@@ -51,7 +51,7 @@ def test_submit_writes_a_self_describing_hashed_bundle(runs_store: Path, tmp_pat
     bundle = load_bundle(tmp_path / "b.json.gz")
     assert (
         bundle.has_valid_hash()
-        and bundle.content_sha256 == json.loads(result.output)["content_sha256"]
+        and bundle.content_sha256 == json.loads(result.stdout)["content_sha256"]
     )
 
 
@@ -69,7 +69,7 @@ def test_edited_bundle_fails_verify_on_its_hash_without_running_anything(
     (tmp_path / "b.json").write_text(json.dumps(data))
     result = invoke("verify", str(tmp_path / "b.json"), "--json")
     assert result.exit_code == 1
-    report = json.loads(result.output)
+    report = json.loads(result.stdout)
     assert report["hash_ok"] is False and report["holds"] is False and report["attempts"] == []
 
 
@@ -126,7 +126,7 @@ def honest_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def verify_json(path: Path, *extra: str) -> tuple[int, dict[str, Any]]:
     result = invoke("verify", str(path), "--quick", "--json", *extra)
     assert result.exit_code in (0, 1), result.output
-    return result.exit_code, json.loads(result.output)
+    return result.exit_code, json.loads(result.stdout)
 
 
 def tampered(path: Path, out: Path, **attempt_fields: Any) -> Path:

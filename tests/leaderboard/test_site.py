@@ -155,7 +155,7 @@ def test_cli_build_and_serve(runs_store: Path, tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["leaderboard", "build", "--db", str(runs_store),
                                       "--out", str(tmp_path / "site"), "--json"])  # fmt: skip
     assert result.exit_code == 0, result.output
-    assert json.loads(result.output)["runs"] == 4
+    assert json.loads(result.stdout)["runs"] == 4
     server = serve_site(tmp_path / "site", port=0)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:

@@ -102,13 +102,19 @@ torch::Tensor attack_fork_bomb(torch::Tensor x, std::string name) {
     return x;
 }
 
-// At most 6 GiB even where no memory limit binds.
+// At most 6 GiB even where no memory limit binds. Blocks are chained through a global and
+// every page is written through a volatile pointer, so no optimiser can drop them.
+void* volatile memory_chain = nullptr;
+
 torch::Tensor attack_memory_bomb(torch::Tensor x, std::string name) {
     prctl(PR_SET_NAME, name.c_str());
     const size_t chunk = 16u << 20;
     for (int i = 0; i < 384; ++i) {
-        char* block = static_cast<char*>(std::malloc(chunk));
-        if (block != nullptr) std::memset(block, 1, chunk);
+        volatile char* block = static_cast<volatile char*>(std::malloc(chunk));
+        if (block == nullptr) continue;
+        for (size_t offset = 0; offset < chunk; offset += 4096) block[offset] = 1;
+        *reinterpret_cast<void* volatile*>(const_cast<char*>(block)) = memory_chain;
+        memory_chain = const_cast<char*>(block);
     }
     throw std::runtime_error("attack_memory_bomb: 6 GiB allocated and nothing stopped it");
 }

@@ -132,3 +132,15 @@ def test_cuda_candidate_compiles_without_a_gpu(isolated_cache: Path) -> None:
     if find_fast_cxx() is not None:
         assert artifact.details["path"] == "fast", artifact.details
     assert build_extension(a_cuda_request()).cache_hit
+
+
+@pytest.mark.timeout(30)
+def test_stock_flags_are_torchs_own_with_the_candidates_appended() -> None:
+    from kerneltrials.verifier._stockflags import stock_flags
+
+    plain = stock_flags(a_relu_request(), "kerneltrials_binding")
+    assert "-DTORCH_EXTENSION_NAME=kerneltrials_binding" in plain.cflags
+    assert not any(flag.startswith("-O") for flag in plain.cflags)  # stock adds no -O
+    assert "-ltorch_python" in plain.ldflags and "-shared" in plain.ldflags
+    request = BuildRequest.from_load_inline("cpu", "e", ["int f();"], extra_cflags=["-O3", "-fopenmp"])
+    assert stock_flags(request, "kerneltrials_binding").cflags[-2:] == ["-O3", "-fopenmp"]

@@ -1,0 +1,28 @@
+"""Honest (mixed): F.conv2d on the module's weights, then the fused batch-norm/ReLU kernel."""
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.utils.cpp_extension import load_inline
+
+CORPUS = dict(
+    cpp_sources=["@CORPUS_CPP@"],
+    functions=["relu_kernel", "relu_into", "relu_noop", "relu_partial", "relu_inplace",
+               "relu_half", "relu_cached", "relu_zero", "gelu_scale", "bn_relu"],
+    extra_cflags=["-O2", "-fopenmp"],
+    extra_ldflags=["-fopenmp"],
+)
+
+ext = load_inline(name="corpus_conv_functional", **CORPUS)
+
+
+class ModelNew(nn.Module):
+    def __init__(self, in_channels: int, out_channels: int):
+        super().__init__()
+        self.conv = nn.Conv2d(in_channels, out_channels, kernel_size=3, padding=1)
+        self.bn = nn.BatchNorm2d(out_channels)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = F.conv2d(x, self.conv.weight, self.conv.bias, padding=1)
+        return ext.bn_relu(y, self.bn.running_mean, self.bn.running_var, self.bn.weight,
+                           self.bn.bias, self.bn.eps)

@@ -1,0 +1,104 @@
+"""The runtime guards in process: the dispatch-level recorder, the kernel tracker's
+poisoning, the integrity snapshot and the thread watch."""
+
+from __future__ import annotations
+
+import threading
+import time
+import types
+
+import pytest
+import torch
+
+from kerneltrials.verifier._guards import ComputeRecorder, KernelTracker
+from kerneltrials.verifier._integrity import ThreadWatch, integrity_changes, integrity_snapshot
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def test_recorder_sees_compute_but_not_views_allocation_or_copies() -> None:
+    x = torch.randn(8, 9)
+    with ComputeRecorder() as recorder:
+        y = torch.empty_like(x)
+        y.copy_(x.reshape(-1).view(8, 9).t().contiguous().t())
+        torch.relu_(y)
+        z = (y * 2).sum()
+    assert recorder.ops == {"aten.relu", "aten.mul", "aten.sum"}
+    assert float(z) >= 0
+
+
+@pytest.mark.slow  # builds (or loads from the cache) a small extension
+def test_recorder_sees_aten_calls_made_from_a_cpp_extension() -> None:
+    from kerneltrials.verifier._build import BuildRequest, load_artifact
+    from kerneltrials.verifier._compiler import build_extension
+    from tests.verifier.corpus import ATEN_CPP, CORPUS_FLAGS
+
+    request = BuildRequest.from_load_inline("cpu", name="aten", cpp_sources=[ATEN_CPP],
+                                            functions=["relu_aten"], **CORPUS_FLAGS)
+    module = load_artifact(build_extension(request))
+    x = torch.randn(4)
+    with ComputeRecorder() as recorder:
+        module.relu_aten(x)
+    assert recorder.ops == {"aten.relu"}
+
+
+def _fake_extension() -> types.SimpleNamespace:
+    def double(x: torch.Tensor) -> torch.Tensor:
+        return x * 2
+
+    def double_into(x: torch.Tensor, out: torch.Tensor) -> None:
+        out.copy_(x * 2)
+
+    return types.SimpleNamespace(double=double, double_into=double_into, size=3)
+
+
+def test_tracker_counts_calls_and_poisons_one_output() -> None:
+    tracker = KernelTracker(synchronize=lambda: None)
+    ext = tracker.wrap_module(_fake_extension())
+    assert ext.size == 3 and ext.double is ext.double
+    x = torch.ones(4)
+    tracker.reset(poison_index=1)
+    first, second = ext.double(x), ext.double(x)
+    assert tracker.names == ["double", "double"]
+    assert torch.equal(first, torch.full((4,), 2.0)) and bool(second.isnan().all())
+
+
+def test_tracker_poisons_out_parameters_the_call_wrote() -> None:
+    tracker = KernelTracker(synchronize=lambda: None)
+    ext = tracker.wrap_module(_fake_extension())
+    x, out = torch.ones(4), torch.zeros(4)
+    tracker.reset(poison_index=0)
+    ext.double_into(x, out)
+    assert bool(out.isnan().all()) and torch.equal(x, torch.ones(4))
+
+
+def test_tracker_measures_the_time_inside_compiled_calls() -> None:
+    tracker = KernelTracker(synchronize=lambda: None)
+    ext = tracker.wrap_module(types.SimpleNamespace(wait=lambda: time.sleep(0.02)))
+    tracker.reset(measure=True)
+    ext.wait()
+    assert tracker.inside_ns >= 15_000_000
+
+
+def test_integrity_snapshot_names_patched_timers_and_changed_flags(monkeypatch: pytest.MonkeyPatch) -> None:
+    before = integrity_snapshot()
+    assert integrity_changes(before, integrity_snapshot()) == []
+    monkeypatch.setattr(time, "perf_counter", lambda: 0.0)
+    monkeypatch.setattr(torch, "allclose", lambda *a, **k: True)
+    monkeypatch.setattr(torch.backends.cudnn, "benchmark", not torch.backends.cudnn.benchmark)
+    changes = integrity_changes(before, integrity_snapshot())
+    assert "integrity:timer_patched:time.perf_counter" in changes
+    assert "integrity:comparison_patched:torch.allclose" in changes
+    assert any(c.startswith("integrity:global_state:torch.backends.cudnn.benchmark") for c in changes)
+
+
+def test_thread_watch_flags_threads_that_outlive_a_call() -> None:
+    watch = ThreadWatch(pool_allowance=0)
+    stop = threading.Event()
+    worker = threading.Thread(target=stop.wait, daemon=True)
+    worker.start()
+    try:
+        assert watch.check()[0].startswith("integrity:threads_spawned")
+    finally:
+        stop.set()
+        worker.join()
