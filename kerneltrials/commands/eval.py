@@ -91,6 +91,8 @@ class RichReporter:
 @click.option("--samples", type=int, default=None, help="Samples per task (best-of-n).")
 @click.option("--rounds", type=int, default=None, help="Rounds per task (refine, coder-judge).")
 @click.option("--base-url", default=None, help="Server of an openai-compatible model.")
+@click.option("--record", "record_path", default=None, type=click.Path(dir_okay=False),
+              help="Also write every LLM call to this JSONL (rerun it with --model replay:FILE).")
 @click.option("--compile-baseline/--no-compile-baseline", default=True, show_default=True,
               help="Also time torch.compile for speedup_compile.")
 @click.option("--quick", is_flag=True, help="Short, noisy timing (smoke runs, not for scores).")
@@ -99,8 +101,8 @@ def eval_command(model: str, agent: str, backend: str, selector: str, profile: s
                  run_name: str | None, db: str | None, executor: str, ray_address: str | None,
                  max_concurrency: int, max_cost: float | None, resume: bool,
                  hidden_seed: int | None, samples: int | None, rounds: int | None,
-                 base_url: str | None, compile_baseline: bool, quick: bool,
-                 as_json: bool) -> None:
+                 base_url: str | None, record_path: str | None, compile_baseline: bool,
+                 quick: bool, as_json: bool) -> None:
     """Evaluate MODEL with AGENT on the selected tasks; every verdict is stored at once.
 
     Interrupt it at any time: `--resume --run NAME` continues without redoing finished
@@ -119,7 +121,8 @@ def eval_command(model: str, agent: str, backend: str, selector: str, profile: s
                         ray_address=ray_address, max_concurrency=max_concurrency,
                         max_cost_usd=max_cost, resume=resume, hidden_seed=hidden_seed,
                         check=check, strategy_options=strategy_options,
-                        provider_options={"base_url": base_url} if base_url else {})
+                        provider_options={"base_url": base_url} if base_url else {},
+                        record_path=record_path)
     reporter = RichReporter()
     try:
         summary = run_eval(config, reporter)

@@ -52,6 +52,7 @@ class EvalConfig:
     check: CheckOptions = field(default_factory=CheckOptions)
     provider_options: dict[str, Any] = field(default_factory=dict)
     strategy_options: dict[str, Any] = field(default_factory=dict)
+    record_path: str | None = None  # also write every LLM call to this replay file
 
 
 class EvalReporter(Protocol):
@@ -127,8 +128,10 @@ class _Episodes:
         self.stop.set()
 
     def run_one(self, task: TaskSpec) -> str:
-        if self.stop.is_set() or self.provider.spend.would_exceed():
-            self.halt(self.stop_reason or "budget")
+        spend = self.provider.spend
+        if not self.stop.is_set() and spend.would_exceed():
+            self.halt(f"--max-cost {spend.cap_usd} USD reached (spent {spend.cost_usd:.4f} USD)")
+        if self.stop.is_set():
             return "skipped"
         strategy = resolve_strategy(self.config.agent, **self.config.strategy_options)
         recorded: list[int] = []
@@ -185,6 +188,10 @@ def run_eval(config: EvalConfig, reporter: EvalReporter | None = None) -> EvalSu
     config = _resumed_config(store, config) if config.resume else config
     tasks = select_tasks(config.tasks)
     provider = resolve_model(config.model, config.provider_options)
+    if config.record_path:
+        from kerneltrials.agents import ReplayRecorder
+
+        provider = ReplayRecorder(provider, config.record_path)
     resolve_strategy(config.agent, **config.strategy_options)  # fail before any work
     run, seed = _open_run(store, config, tasks)
     finished = store.finished_episodes(run)
@@ -218,7 +225,7 @@ def _resumed_config(store: ResultsStore, config: EvalConfig) -> EvalConfig:
     run = store.get_run(config.run_name)
     settings = run.config or {}
     return replace(config, model=run.model, agent=run.agent, backend=run.backend,
-                   profile=run.profile, tasks=",".join(run.task_ids) or config.tasks,
+                   profile=run.profile, tasks=settings.get("tasks") or ",".join(run.task_ids),
                    strategy_options=settings.get("strategy_options", config.strategy_options))
 
 

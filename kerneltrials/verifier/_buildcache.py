@@ -181,8 +181,18 @@ class BuildCache:
                 continue  # removed while we looked
         return found
 
+    def _sweep_leftovers(self) -> None:
+        """Remove what killed processes left: trash, and staging dirs whose key is unlocked."""
+        for stale in (self.root / ".trash").iterdir():
+            shutil.rmtree(stale, ignore_errors=True)
+        for staging in (self.root / ".staging").iterdir():
+            key = staging.name.split(".")[0]
+            with contextlib.suppress(TimeoutError), self.lock(key, timeout_s=0.0):
+                self._clear_stale_staging(key)  # we hold the lock: no live builder owns it
+
     def evict(self, keep: str | None = None) -> list[str]:
         """Remove least-recently-used entries until the store fits ``max_bytes``."""
+        self._sweep_leftovers()
         entries = sorted(self.entries())
         total = sum(size for _, size, _ in entries)
         removed = []

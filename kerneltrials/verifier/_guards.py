@@ -95,9 +95,10 @@ class KernelTracker:
         self.inside_ns = 0
         self.measure = False
         self.poison_index: int | None = None
+        self.poisoned_elements = 0  # 0 after a replay: nothing to poison (e.g. empty output)
 
     def reset(self, measure: bool = False, poison_index: int | None = None) -> None:
-        self.names, self.inside_ns = [], 0
+        self.names, self.inside_ns, self.poisoned_elements = [], 0, 0
         self.measure, self.poison_index = measure, poison_index
 
     def wrap_module(self, module: Any) -> Any:
@@ -118,17 +119,19 @@ class KernelTracker:
             self.synchronize()
             self.inside_ns += _now_ns() - started
         if poisoned:
-            self._poison(result, _tensors(args), before)
+            self.poisoned_elements = self._poison(result, _tensors(args), before)
         return result
 
     @staticmethod
-    def _poison(result: Any, arguments: list[torch.Tensor], before: list[torch.Tensor]) -> None:
+    def _poison(result: Any, arguments: list[torch.Tensor], before: list[torch.Tensor]) -> int:
+        """Poison the call's outputs; returns how many elements were poisoned."""
         outputs = _tensors(result)
         if not outputs:  # out-parameter style: poison the arguments the call wrote
             outputs = [new for new, old in zip(arguments, before, strict=True)
                        if new.shape == old.shape and not torch.equal(new.nan_to_num(), old.nan_to_num())]
         for tensor in outputs:
             poison_tensor(tensor)
+        return sum(tensor.numel() for tensor in outputs)
 
 
 def _tracked_extension(module: Any, tracker: KernelTracker) -> Any:

@@ -112,6 +112,8 @@ def _judge_replays(outputs: list[Any], replays: list[dict[str, Any]], clean: Any
     if len(outputs) != len(replays):
         raise reject("integrity:malformed_replays")
     for poisoned, replay in zip(outputs, replays, strict=True):
+        if not replay.get("poisoned"):
+            continue  # the call produced nothing to poison (an empty tensor): no evidence
         if not _changed(clean, poisoned):
             raise reject(f"integrity:custom_output_unused:{replay.get('name')}#{replay.get('index')}"
                          f" (poisoning its output left forward's output unchanged on {config.name})")

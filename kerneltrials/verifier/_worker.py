@@ -13,6 +13,8 @@ import time
 import traceback
 from typing import Any
 
+from kerneltrials.verifier._faults import WorkerFault
+
 # Timers, the channel and the timing loop are bound before any candidate code runs.
 from kerneltrials.verifier._protocol import (
     open_channel_from_env,
@@ -20,8 +22,6 @@ from kerneltrials.verifier._protocol import (
     recv_hello,
     send_frame,
 )
-
-from kerneltrials.verifier._faults import WorkerFault
 
 _perf_counter_ns = time.perf_counter_ns
 

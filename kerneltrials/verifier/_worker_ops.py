@@ -133,7 +133,7 @@ def _setup(state: WorkerState, request: dict[str, Any]) -> dict[str, Any]:
     if state.role == "candidate":
         reference = model
         try:
-            module.ModelNew = state.candidate.ModelNew
+            module.ModelNew = state.candidate.ModelNew  # type: ignore[attr-defined]
             model = make_model(module, state.task, seed, state.device, cls_name="ModelNew")
         except Exception as error:
             raise WorkerFault("candidate_exception", f"constructing ModelNew failed: "

@@ -178,14 +178,15 @@ def run_op(state: WorkerState, request: dict[str, Any]) -> dict[str, Any]:
     if request.get("replay"):
         for index in _replay_indices(len(report.kernel_names), int(request.get("seed", 0))):
             output = guarded_call(state, config, _clone_all(inputs), report, poison=index)
-            replays.append({"index": index, "name": report.kernel_names[index], "output": output})
+            replays.append({"index": index, "name": report.kernel_names[index], "output": output,
+                            "poisoned": state.tracker.poisoned_elements})
     torch.save({"outputs": [first, second], "inputs_after": inputs_after,
                 "readdressed": readdressed, "replays": [r["output"] for r in replays]},
                request["path"])
     return {"structures": report.structures, "integrity": report.integrity,
             "kernel_calls": report.kernel_calls, "ops": report.ops,
             "custom_share": report.custom_share, "aliases_input": report.aliases_input,
-            "replays": [{"index": r["index"], "name": r["name"]} for r in replays],
+            "replays": [{k: r[k] for k in ("index", "name", "poisoned")} for r in replays],
             "readdressed": readdressed is not None}
 
 

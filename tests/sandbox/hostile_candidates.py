@@ -9,7 +9,7 @@ whatever slips past a static screen, so the attacks have to reach it.
 
 from __future__ import annotations
 
-HOSTILE_CPP = r'''
+HOSTILE_CPP = r"""
 #include <torch/extension.h>
 
 #include <arpa/inet.h>
@@ -184,7 +184,7 @@ torch::Tensor attack_forge_frame(torch::Tensor x, std::string fake) {
     if (forged == 0) throw std::runtime_error("attack_forge_frame: no socket to forge on");
     return hostile::leaky(x, 0.f);
 }
-'''
+"""
 
 ATTACKS = (
     "attack_connect",
@@ -199,7 +199,7 @@ ATTACKS = (
     "attack_forge_frame",
 )
 
-_TEMPLATE = '''
+_TEMPLATE = """
 import torch
 import torch.nn as nn
 from torch.utils.cpp_extension import load_inline
@@ -220,12 +220,13 @@ class ModelNew(nn.Module):
 
     def forward(self, x):
         return ext.{function}(x, {argument!r})
-'''
+"""
 
 
 def hostile_candidate(function: str, argument: str = "") -> str:
     """A candidate module for L1/relu whose forward calls ``function(x, argument)``."""
     if function not in ATTACKS:
         raise ValueError(f"unknown attack {function!r}: choose one of {', '.join(ATTACKS)}")
-    return _TEMPLATE.format(source=HOSTILE_CPP, functions=list(ATTACKS), function=function,
-                            argument=argument)
+    return _TEMPLATE.format(
+        source=HOSTILE_CPP, functions=list(ATTACKS), function=function, argument=argument
+    )

@@ -31,8 +31,14 @@ SANDBOXES = ["process", pytest.param("docker", marks=pytest.mark.docker)]
 CALL_TIMEOUT_S = 8.0  # one request: covers a worker's torch import on a busy machine
 #: Limits small enough for a bomb to hit them quickly, large enough for torch.
 HOSTILE = CheckOptions(
-    timing=QUICK_TIMING, compile_baseline=False, seeds=1, hidden_seed=7,
-    call_timeout_s=CALL_TIMEOUT_S, run_timeout_s=90.0, memory_bytes=1024**3, max_processes=256,
+    timing=QUICK_TIMING,
+    compile_baseline=False,
+    seeds=1,
+    hidden_seed=7,
+    call_timeout_s=CALL_TIMEOUT_S,
+    run_timeout_s=90.0,
+    memory_bytes=1024**3,
+    max_processes=256,
 )
 
 
@@ -49,16 +55,22 @@ def sandbox(request: pytest.FixtureRequest) -> Iterator[str]:
 
 def verdict_of(sandbox: str, function: str, argument: str = "", **limits: object) -> Verdict:
     options = replace(HOSTILE, **limits)  # type: ignore[arg-type]
-    return kerneltrials.check("L1/relu", hostile_candidate(function, argument), sandbox=sandbox,
-                              compile_baseline=False, options=options)
+    return kerneltrials.check(
+        "L1/relu",
+        hostile_candidate(function, argument),
+        sandbox=sandbox,
+        compile_baseline=False,
+        options=options,
+    )
 
 
 @pytest.fixture(scope="module")
 def segfault_verdict(sandbox: str) -> Verdict:
     """The first hostile verdict, under default limits: it also builds the shared source
     (a compiler needs more memory than ``HOSTILE`` allows); later builds are cache hits."""
-    verdict = verdict_of(sandbox, "attack_segv", memory_bytes=CheckOptions().memory_bytes,
-                         call_timeout_s=60.0)
+    verdict = verdict_of(
+        sandbox, "attack_segv", memory_bytes=CheckOptions().memory_bytes, call_timeout_s=60.0
+    )
     assert verdict.compiled, verdict.reasons
     return verdict
 
@@ -136,8 +148,11 @@ def test_fork_bomb_ends_in_a_verdict_and_leaves_no_process(
     sandbox: str, segfault_verdict: Verdict
 ) -> None:
     name = f"ktfb{uuid.uuid4().hex[:10]}"
+    # Forking a torch process is slow on a busy machine (~15/s here): a limit just above
+    # the worker's own threads (one per core) is reached well within the call timeout.
+    limit = 32 + 2 * len(os.sched_getaffinity(0))
     started = time.monotonic()
-    verdict = verdict_of(sandbox, "attack_fork_bomb", name)
+    verdict = verdict_of(sandbox, "attack_fork_bomb", name, max_processes=limit)
     elapsed = time.monotonic() - started
 
     assert processes_named(name) == []
@@ -191,10 +206,12 @@ def test_api_key_in_the_harness_env_never_reaches_the_candidate(
     assert "[/proc/self/environ]" in reasons_of(verdict)  # the dump reached the verdict ...
     assert "HOME=" in reasons_of(verdict)
     assert secret not in text  # ... and the key was in none of it
-    assert "[getenv OPENAI_API_KEY] (unset)" in text and text.count("OPENAI_API_KEY") == 1
     assert "redacted" not in text  # not even as a redacted value
-    # The job nonce travels on the channel, not in the environment.
-    assert "[getenv KERNELTRIALS_NONCE] (unset)" in text and text.count("NONCE") == 1
+    # Beyond the attack's own getenv lines, neither name appears anywhere; the job nonce
+    # travels on the channel, not in the environment.
+    for name in ("OPENAI_API_KEY", "KERNELTRIALS_NONCE"):
+        probe = f"[getenv {name}] (unset)"
+        assert probe in text and name not in text.replace(probe, ""), name
 
 
 @pytest.mark.timeout(300)
@@ -242,10 +259,24 @@ def test_docker_build_worker_compiles_inside_the_container(
     if sandbox != "docker":
         pytest.skip("docker only")
     monkeypatch.setenv("KERNELTRIALS_CACHE", str(tmp_path / "cache"))  # a guaranteed miss
-    verdict = verdict_of(sandbox, "attack_segv", memory_bytes=CheckOptions().memory_bytes,
-                         call_timeout_s=60.0)
+    verdict = verdict_of(
+        sandbox, "attack_segv", memory_bytes=CheckOptions().memory_bytes, call_timeout_s=60.0
+    )
 
     assert verdict.compiled and verdict.build["cache_hit"] is False, verdict.reasons
     assert verdict.isolation["backend"] == "docker"
     assert "killed by signal 11 (SIGSEGV)" in reasons_of(verdict)
     assert list((tmp_path / "cache" / "builds").iterdir())  # written through the rw mount
+
+
+@pytest.mark.timeout(120)
+def test_unreachable_container_engine_is_an_error_verdict(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("docker", reason="the docker SDK is an optional extra")
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path / 'no-engine.sock'}")
+    verdict = verdict_of("docker", "attack_segv")
+
+    assert verdict.status == Status.ERROR and not verdict.compiled
+    assert verdict.reasons[0].startswith("harness:sandbox:"), verdict.reasons
+    assert "no container engine reachable" in verdict.reasons[0]

@@ -111,6 +111,18 @@ def test_builder_killed_half_way_leaves_nothing_blocking(tmp_path: Path) -> None
 
 
 @pytest.mark.timeout(30)
+def test_leftovers_of_dead_builders_are_swept_but_live_staging_is_kept(tmp_path: Path) -> None:
+    cache = BuildCache(tmp_path)
+    (tmp_path / ".staging" / "ghost.123.abcd").mkdir()
+    (tmp_path / ".trash" / "old.ef01").mkdir()
+    (tmp_path / ".staging" / "busy.456.abcd").mkdir()
+    with cache.lock("busy"):  # a live builder of "busy"
+        cache.evict()
+    assert [p.name for p in (tmp_path / ".staging").iterdir()] == ["busy.456.abcd"]
+    assert list((tmp_path / ".trash").iterdir()) == []
+
+
+@pytest.mark.timeout(30)
 def test_eviction_removes_least_recently_used_until_it_fits(tmp_path: Path) -> None:
     cache = BuildCache(tmp_path, max_bytes=10_000)
     for index, key in enumerate(("old", "middle", "new")):

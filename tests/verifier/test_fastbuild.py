@@ -144,3 +144,38 @@ def test_stock_flags_are_torchs_own_with_the_candidates_appended() -> None:
     assert "-ltorch_python" in plain.ldflags and "-shared" in plain.ldflags
     request = BuildRequest.from_load_inline("cpu", "e", ["int f();"], extra_cflags=["-O3", "-fopenmp"])
     assert stock_flags(request, "kerneltrials_binding").cflags[-2:] == ["-O3", "-fopenmp"]
+
+
+OPENMP_SOURCE = """
+#include <omp.h>
+torch::Tensor scaled_rows(torch::Tensor x) {
+    auto input = x.contiguous();
+    auto out = torch::empty_like(input);
+    const int64_t rows = input.size(0), cols = input.size(1);
+    const float* src = input.data_ptr<float>();
+    float* dst = out.data_ptr<float>();
+    #pragma omp parallel for
+    for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < cols; ++c) dst[r * cols + c] = src[r * cols + c] * (r + 1);
+    return out;
+}
+int64_t max_threads() { return omp_get_max_threads(); }
+"""
+
+
+@pytest.mark.slow
+@needs_clang
+@pytest.mark.timeout(900)
+def test_openmp_candidate_builds_fast_and_runs_in_parallel_regions(isolated_cache: Path) -> None:
+    from kerneltrials.verifier._compiler import build_extension
+
+    request = BuildRequest.from_load_inline(
+        "cpu", "omp", [OPENMP_SOURCE], functions=["scaled_rows", "max_threads"],
+        extra_cflags=["-fopenmp"], extra_ldflags=["-fopenmp"])
+    artifact = build_extension(request)
+    module = load_artifact(artifact)
+    assert artifact.details["path"] == "fast", artifact.details
+    x = torch.randn(64, 33)
+    expected = x * torch.arange(1, 65, dtype=torch.float32).unsqueeze(1)
+    assert torch.equal(module.scaled_rows(x), expected)
+    assert module.max_threads() >= 1

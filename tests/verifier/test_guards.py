@@ -61,6 +61,10 @@ def test_tracker_counts_calls_and_poisons_one_output() -> None:
     first, second = ext.double(x), ext.double(x)
     assert tracker.names == ["double", "double"]
     assert torch.equal(first, torch.full((4,), 2.0)) and bool(second.isnan().all())
+    assert tracker.poisoned_elements == 4
+    tracker.reset(poison_index=0)
+    ext.double(torch.ones(0))
+    assert tracker.poisoned_elements == 0  # nothing to poison: the replay is no evidence
 
 
 def test_tracker_poisons_out_parameters_the_call_wrote() -> None:

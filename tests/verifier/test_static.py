@@ -143,7 +143,7 @@ def test_os_environ_for_the_build_is_allowed() -> None:
     ("void g() { std::thread t([]{}); t.detach(); }", "cpp:threads:std::thread", False),
     ("void g() { auto s = at::cuda::getStreamFromPool(); }", "cpp:side_stream:getStreamFromPool", False),
     ("void g() { system(\"ls\"); }", "cpp:forbidden_call:system", False),
-    ("void g() { std::exit(0); }", "cpp:forbidden_call:exit", False),
+    ("void g() { FILE* f = popen(\"ls\", \"r\"); }", "cpp:forbidden_call:popen", False),
     ("__attribute__((constructor)) void g() {}", "cpp:load_time_code", False),
     ("void g() { py::module_::import(\"time\"); }", "cpp:python_access", False),
     ("#define CAT(a, b) a##b\nvoid g() {}", "cpp:token_pasting", False),
@@ -168,6 +168,24 @@ def test_honest_cpp_has_no_findings() -> None:
         #pragma omp parallel for
         for (int64_t i = 0; i < input.numel(); ++i) dst[i] = std::max(src[i], 0.f);
         return out.view({input.size(0), -1});
+    }
+    """
+    assert check_cpp(cpp) == []
+
+
+def test_cuda_error_check_macro_with_exit_is_not_a_finding() -> None:
+    cpp = """
+    #define CUDA_CHECK(call) do { cudaError_t e = (call); if (e != cudaSuccess) { exit(1); } } while (0)
+    __global__ void k(const float* x, float* y, int n) {
+        int i = blockIdx.x * blockDim.x + threadIdx.x;
+        if (i < n) y[i] = fmaxf(x[i], 0.f);
+    }
+    torch::Tensor relu(torch::Tensor x) {
+        auto y = torch::empty_like(x);
+        k<<<(x.numel() + 255) / 256, 256, 0, at::cuda::getCurrentCUDAStream()>>>(
+            x.data_ptr<float>(), y.data_ptr<float>(), x.numel());
+        CUDA_CHECK(cudaGetLastError());
+        return y;
     }
     """
     assert check_cpp(cpp) == []

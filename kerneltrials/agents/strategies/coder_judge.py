@@ -15,7 +15,7 @@ from typing import Any
 
 from kerneltrials.agents._provider import Message, Provider
 from kerneltrials.agents._registry import register_strategy
-from kerneltrials.agents._strategy import Attempt, Strategy, StrategyContext, Verify
+from kerneltrials.agents._strategy import AgentCall, Attempt, Strategy, StrategyContext, Verify
 from kerneltrials.agents.feedback import format_feedback
 
 JUDGE_SYSTEM = """You review GPU/CPU kernels written to replace PyTorch operators.
@@ -46,18 +46,23 @@ class CoderJudgeStrategy(Strategy):
     def run(self, context: StrategyContext, provider: Provider, verify: Verify) -> list[Attempt]:
         messages = self.first_messages(context)
         attempts: list[Attempt] = []
+        judge_calls: list[AgentCall] = []  # the critique a round's candidate answers
         for round in range(self.rounds):
             key = self.key(context, round, 0, "coder")
             call = self.ask(provider, context, messages, key, self.coder_temperature)
-            attempt = self.judge_reply(context, verify, round, 0, [call])
+            # The Judge's call travels with the candidate it shaped, so its tokens and
+            # cost are stored with an attempt like every other call.
+            attempt = self.judge_reply(context, verify, round, 0, [*judge_calls, call])
             attempts.append(attempt)
             if round + 1 < self.rounds:
-                critique = self.critique(context, provider, attempt)
+                critique, judge_call = self.critique(context, provider, attempt)
+                judge_calls = [judge_call]
                 messages = self.revision_messages(context, attempt, critique)
         return attempts
 
-    def critique(self, context: StrategyContext, provider: Provider, attempt: Attempt) -> str:
-        """The Judge's critique of ``attempt``, rendered as text for the Coder."""
+    def critique(self, context: StrategyContext, provider: Provider,
+                 attempt: Attempt) -> tuple[str, AgentCall]:
+        """The Judge's critique of ``attempt`` as text for the Coder, and the Judge's call."""
         candidate = attempt.source or "(the reply held no code)"
         prompt = [
             Message("system", JUDGE_SYSTEM),
@@ -71,7 +76,7 @@ class CoderJudgeStrategy(Strategy):
         key = self.key(context, attempt.round, attempt.sample, "judge")
         call = self.ask(provider, context, prompt, key, self.judge_temperature)
         fields = CORRECT_FIELDS if attempt.verdict.get("status") == "correct" else FAILED_FIELDS
-        return render_critique(call.completion.text, fields)
+        return render_critique(call.completion.text, fields), call
 
     def revision_messages(
         self, context: StrategyContext, attempt: Attempt, critique: str

@@ -9,7 +9,7 @@ TASK = {
     "tags": ["activation", "glu", "elementwise", "backward", "memory-bound"],
     "dtype": "float32",
     "configs": {
-        "cpu": [{"tokens": 2047, "hidden2": 2046}, {"tokens": 129, "hidden2": 22018}, {"tokens": 9001, "hidden2": 384}],
+        "cpu": [{"tokens": 4093, "hidden2": 2046}, {"tokens": 257, "hidden2": 22018}, {"tokens": 27001, "hidden2": 384}],
         "gpu": [{"tokens": 16383, "hidden2": 8192}, {"tokens": 4095, "hidden2": 28672}, {"tokens": 131071, "hidden2": 1534}],
     },
     "ranges": {"tokens": [1, 262144], "hidden2": [2, 65536]},
@@ -17,7 +17,7 @@ TASK = {
     "backward": True,
 }
 
-tokens = 2047
+tokens = 4093
 hidden2 = 2046
 
 

@@ -14,8 +14,8 @@ TASK = {
     "dtype": "float32",
     "configs": {
         "cpu": [{"batch": 8, "classes": 21, "height": 255, "width": 257},
-                {"batch": 4, "classes": 59, "height": 127, "width": 129},
-                {"batch": 32, "classes": 19, "height": 63, "width": 127}],
+                {"batch": 16, "classes": 59, "height": 127, "width": 129},
+                {"batch": 64, "classes": 19, "height": 63, "width": 127}],
         "gpu": [{"batch": 32, "classes": 21, "height": 511, "width": 513},
                 {"batch": 16, "classes": 151, "height": 255, "width": 257},
                 {"batch": 128, "classes": 19, "height": 127, "width": 255}],

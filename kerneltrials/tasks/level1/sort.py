@@ -8,7 +8,7 @@ TASK = {
     "tags": ["sort", "argsort", "memory-bound"],
     "dtype": "float32",
     "configs": {
-        "cpu": [{"rows": 255, "cols": 4093}, {"rows": 4, "cols": 262139}, {"rows": 8191, "cols": 127}],
+        "cpu": [{"rows": 127, "cols": 4093}, {"rows": 2, "cols": 131071}, {"rows": 4093, "cols": 127}],
         "gpu": [{"rows": 8191, "cols": 16384}, {"rows": 128, "cols": 1048573}, {"rows": 262143, "cols": 255}],
     },
     "ranges": {"rows": [1, 524288], "cols": [1, 2097152]},
@@ -16,7 +16,7 @@ TASK = {
     "backward": False,
 }
 
-rows = 255
+rows = 127
 cols = 4093
 
 

@@ -13,7 +13,7 @@ TASK = {
     "configs": {
         "cpu": [
             {"batch": 4, "channels": 128, "length": 511},
-            {"batch": 1, "channels": 255, "length": 1023},
+            {"batch": 1, "channels": 255, "length": 511},
             {"batch": 16, "channels": 64, "length": 300},
         ],
         "gpu": [

@@ -10,7 +10,7 @@ TASK = {
     "configs": {
         "cpu": [
             {"batch": 2, "seq": 255, "heads": 8, "head_dim": 64},
-            {"batch": 1, "seq": 511, "heads": 6, "head_dim": 128},
+            {"batch": 1, "seq": 255, "heads": 6, "head_dim": 128},
             {"batch": 8, "seq": 77, "heads": 12, "head_dim": 32},
         ],
         "gpu": [

@@ -9,9 +9,9 @@ TASK = {
     "dtype": "float32",
     "configs": {
         "cpu": [
-            {"tokens": 2047, "dim": 1024},
-            {"tokens": 509, "dim": 4096},
-            {"tokens": 8192, "dim": 333},
+            {"tokens": 1023, "dim": 1024},
+            {"tokens": 255, "dim": 4096},
+            {"tokens": 4096, "dim": 333},
         ],
         "gpu": [
             {"tokens": 32767, "dim": 4096},
@@ -24,7 +24,7 @@ TASK = {
     "backward": True,
 }
 
-tokens = 2047
+tokens = 1023
 dim = 1024
 eps = 1e-6
 
