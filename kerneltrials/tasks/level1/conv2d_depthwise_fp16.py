@@ -1,7 +1,8 @@
 """Depthwise 2-D convolution, 3x3, stride 1, padding 1 (memory-bound convolution), in float16.
 
-The float16 variant of L1/conv2d_depthwise: inputs and parameters are float16 (the harness casts them),
-the output is float16, and outputs are compared with the float16 tolerance (1e-2)."""
+The float16 variant of L1/conv2d_depthwise: inputs and parameters are cast to float16 by the
+harness, the output is float16, and outputs are compared with the float16 tolerance (1e-2).
+"""
 
 import torch
 import torch.nn as nn

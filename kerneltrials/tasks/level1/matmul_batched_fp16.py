@@ -1,7 +1,8 @@
 """Batched matrix multiplication (b, m, k) @ (b, k, n) (compute-bound batched GEMM), in float16.
 
-The float16 variant of L1/matmul_batched: inputs and parameters are float16 (the harness casts them),
-the output is float16, and outputs are compared with the float16 tolerance (1e-2)."""
+The float16 variant of L1/matmul_batched: inputs and parameters are cast to float16 by the
+harness, the output is float16, and outputs are compared with the float16 tolerance (1e-2).
+"""
 
 import torch
 import torch.nn as nn

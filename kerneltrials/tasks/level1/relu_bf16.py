@@ -1,7 +1,8 @@
 """ReLU over a 2-D activation tensor (memory-bound elementwise), in bfloat16.
 
-The bfloat16 variant of L1/relu: inputs and parameters are bfloat16 (the harness casts them),
-the output is bfloat16, and outputs are compared with the bfloat16 tolerance (1e-2)."""
+The bfloat16 variant of L1/relu: inputs and parameters are cast to bfloat16 by the
+harness, the output is bfloat16, and outputs are compared with the bfloat16 tolerance (1e-2).
+"""
 
 import torch
 import torch.nn as nn

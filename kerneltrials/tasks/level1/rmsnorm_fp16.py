@@ -1,7 +1,8 @@
 """RMSNorm written out explicitly: x / sqrt(mean(x^2) + eps) * weight (memory-bound norm), in float16.
 
-The float16 variant of L1/rmsnorm: inputs and parameters are float16 (the harness casts them),
-the output is float16, and outputs are compared with the float16 tolerance (1e-2)."""
+The float16 variant of L1/rmsnorm: inputs and parameters are cast to float16 by the
+harness, the output is float16, and outputs are compared with the float16 tolerance (1e-2).
+"""
 
 import torch
 import torch.nn as nn

@@ -17,7 +17,7 @@ TASK = {
         ],
         "gpu": [
             {"batch": 16, "heads": 16, "seq": 2047, "head_dim": 64},
-            {"batch": 4, "heads": 32, "seq": 4095, "head_dim": 128},
+            {"batch": 2, "heads": 32, "seq": 4095, "head_dim": 128},
             {"batch": 64, "heads": 12, "seq": 513, "head_dim": 64},
         ],
     },

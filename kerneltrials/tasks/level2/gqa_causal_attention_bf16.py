@@ -16,7 +16,7 @@ TASK = {
             {"batch": 8, "kv_heads": 4, "group": 2, "seq": 129, "head_dim": 32},
         ],
         "gpu": [
-            {"batch": 8, "kv_heads": 8, "group": 4, "seq": 4095, "head_dim": 128},
+            {"batch": 2, "kv_heads": 8, "group": 4, "seq": 4095, "head_dim": 128},
             {"batch": 16, "kv_heads": 4, "group": 8, "seq": 2047, "head_dim": 64},
             {"batch": 64, "kv_heads": 2, "group": 6, "seq": 1025, "head_dim": 64},
         ],

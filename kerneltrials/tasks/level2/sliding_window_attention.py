@@ -17,7 +17,7 @@ TASK = {
         ],
         "gpu": [
             {"batch": 8, "heads": 32, "seq": 4095, "head_dim": 128, "window": 1024},
-            {"batch": 4, "heads": 16, "seq": 8191, "head_dim": 64, "window": 4096},
+            {"batch": 1, "heads": 16, "seq": 8191, "head_dim": 64, "window": 4096},
             {"batch": 32, "heads": 12, "seq": 2047, "head_dim": 64, "window": 511},
         ],
     },

@@ -14,7 +14,7 @@ TASK = {
             {"batch": 2048, "dense": 13, "tables": 4, "rows": 50000, "dim": 16},
         ],
         "gpu": [
-            {"batch": 16384, "dense": 13, "tables": 26, "rows": 1000000, "dim": 128},
+            {"batch": 16384, "dense": 13, "tables": 26, "rows": 200000, "dim": 128},
             {"batch": 65536, "dense": 13, "tables": 8, "rows": 500000, "dim": 64},
             {"batch": 4096, "dense": 64, "tables": 64, "rows": 200000, "dim": 64},
         ],

@@ -16,7 +16,7 @@ TASK = {
         "gpu": [
             {"nodes": 16383, "features": 512, "hidden": 256, "classes": 40},
             {"nodes": 8192, "features": 1433, "hidden": 512, "classes": 7},
-            {"nodes": 32768, "features": 128, "hidden": 128, "classes": 16},
+            {"nodes": 12000, "features": 128, "hidden": 128, "classes": 16},
         ],
     },
     "ranges": {"nodes": [2, 65536], "features": [1, 4096], "hidden": [1, 2048],

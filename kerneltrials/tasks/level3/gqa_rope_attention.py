@@ -17,7 +17,7 @@ TASK = {
         ],
         "gpu": [
             {"batch": 16, "seq": 2047, "kv_heads": 8, "group": 4, "head_dim": 128},
-            {"batch": 4, "seq": 8191, "kv_heads": 4, "group": 8, "head_dim": 64},
+            {"batch": 2, "seq": 4095, "kv_heads": 4, "group": 8, "head_dim": 64},
             {"batch": 64, "seq": 511, "kv_heads": 2, "group": 6, "head_dim": 64},
         ],
     },

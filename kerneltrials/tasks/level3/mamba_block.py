@@ -17,7 +17,7 @@ TASK = {
         ],
         "gpu": [
             {"batch": 16, "seq": 256, "dim": 2048, "state": 16},
-            {"batch": 4, "seq": 1024, "dim": 1024, "state": 16},
+            {"batch": 8, "seq": 384, "dim": 1024, "state": 16},
             {"batch": 64, "seq": 128, "dim": 768, "state": 16},
         ],
     },

@@ -17,7 +17,7 @@ TASK = {
         ],
         "gpu": [
             {"batch": 16, "seq": 2047, "heads": 16, "head_dim": 128, "latent": 512},
-            {"batch": 4, "seq": 4095, "heads": 32, "head_dim": 128, "latent": 512},
+            {"batch": 2, "seq": 4095, "heads": 32, "head_dim": 128, "latent": 512},
             {"batch": 64, "seq": 511, "heads": 16, "head_dim": 64, "latent": 256},
         ],
     },

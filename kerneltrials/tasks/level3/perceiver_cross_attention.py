@@ -18,7 +18,7 @@ TASK = {
         ],
         "gpu": [
             {"batch": 64, "inputs": 8191, "latents": 256, "heads": 8, "head_dim": 64},
-            {"batch": 16, "inputs": 50000, "latents": 512, "heads": 8, "head_dim": 128},
+            {"batch": 16, "inputs": 16383, "latents": 512, "heads": 8, "head_dim": 128},
             {"batch": 256, "inputs": 2047, "latents": 128, "heads": 16, "head_dim": 64},
         ],
     },

@@ -44,14 +44,14 @@ class Model(nn.Module):
     def __init__(self, classes: int):
         super().__init__()
         sizes = (3,) + widths
-        self.convs = nn.ModuleList(nn.Conv1d(a, b, 1) for a, b in zip(sizes[:-1], sizes[1:]))
+        self.convs = nn.ModuleList(nn.Conv1d(a, b, 1) for a, b in zip(sizes[:-1], sizes[1:], strict=True))
         self.norms = nn.ModuleList(trained_bn(b) for b in widths)
         self.fc1 = nn.Linear(widths[-1], 256)
         self.fc2 = nn.Linear(256, classes)
 
     def forward(self, cloud: torch.Tensor) -> torch.Tensor:
         x = cloud.transpose(1, 2)  # (batch, 3, points)
-        for conv, norm in zip(self.convs, self.norms):
+        for conv, norm in zip(self.convs, self.norms, strict=True):
             x = torch.relu(norm(conv(x)))  # (batch, width, points)
         pooled = x.amax(dim=2)  # (batch, 512): order-invariant
         return self.fc2(torch.relu(self.fc1(pooled)))  # (batch, classes)

@@ -17,7 +17,7 @@ TASK = {
         ],
         "gpu": [
             {"batch": 16, "seq": 2047, "heads": 32, "head_dim": 128},
-            {"batch": 4, "seq": 8191, "heads": 16, "head_dim": 128},
+            {"batch": 1, "seq": 8191, "heads": 16, "head_dim": 128},
             {"batch": 64, "seq": 511, "heads": 16, "head_dim": 64},
         ],
     },

@@ -16,7 +16,7 @@ TASK = {
         ],
         "gpu": [
             {"batch": 16, "seq": 256, "channels": 4096, "state": 16},
-            {"batch": 4, "seq": 512, "channels": 2048, "state": 16},
+            {"batch": 8, "seq": 256, "channels": 2048, "state": 16},
             {"batch": 64, "seq": 128, "channels": 1536, "state": 16},
         ],
     },
