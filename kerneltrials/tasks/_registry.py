@@ -59,9 +59,20 @@ def load_task(task: str | Path) -> TaskSpec:
         if not path.is_file():
             raise TaskError(text, "no such task file")
         return read_task_file(path, task_id_for_path(path))
-    close = [tid for tid in builtin if text.split("/")[-1] in tid][:5]
+    close = _close_ids(text, list(builtin))
     hint = f"; did you mean {', '.join(close)}?" if close else "; see `kerneltrials tasks list`"
     raise TaskError(text, f"unknown task id{hint}")
+
+
+def _close_ids(text: str, ids: list[str], limit: int = 5) -> list[str]:
+    """Ids with the same name first, then the closest spellings."""
+    import difflib
+
+    name = text.split("/")[-1]
+    exact = [task_id for task_id in ids if task_id.split("/")[-1] == name]
+    by_name = {task_id.split("/")[-1]: task_id for task_id in ids}
+    similar = [by_name[n] for n in difflib.get_close_matches(name, list(by_name), n=limit)]
+    return list(dict.fromkeys(exact + similar))[:limit]
 
 
 def list_tasks(level: int | None = None) -> list[TaskSpec]:

@@ -21,7 +21,7 @@ def test_list_json_parses_and_has_ids_levels_names_tags():
     result = _run("list", "--level", "1", "--json")
     assert result.exit_code == 0, result.output
     items = json.loads(result.output)
-    assert len(items) == 30
+    assert len(items) == 100
     relu = next(item for item in items if item["id"] == "L1/relu")
     assert relu["level"] == 1 and relu["name"] == "relu" and "memory-bound" in relu["tags"]
 
@@ -73,7 +73,7 @@ def test_validate_exits_1_on_a_degenerate_task_and_0_on_a_good_one(tmp_path):
 def test_export_and_import_commands(tmp_path):
     exported = _run("export", str(tmp_path / "ds"), "--level", "1", "--json")
     assert exported.exit_code == 0, exported.output
-    assert len(json.loads(exported.stdout)["tasks"]) == 30
+    assert len(json.loads(exported.stdout)["tasks"]) == 100
     imported = _run("import", str(tmp_path / "ds"), "--dest", str(tmp_path / "t"), "--json")
     assert imported.exit_code == 0, imported.output
     assert {item["id"] for item in json.loads(imported.stdout)} >= {"kb/L1/relu", "kb/L1/gelu"}

@@ -49,11 +49,11 @@ def test_a_good_file_loads_with_its_metadata(write_task):
     assert task.public_configs("cpu") == [{"rows": 64, "cols": 255}, {"rows": 33, "cols": 127}]
 
 
-def test_builtin_level1_has_thirty_tasks_with_required_metadata():
+def test_builtin_level1_has_a_hundred_tasks_with_required_metadata():
     from kerneltrials.tasks import list_tasks
 
     tasks = list_tasks(1)
-    assert len(tasks) == 30
+    assert len(tasks) == 100
     for task in tasks:
         assert task.has_task_dict, task.id
         assert any(tag in task.tags for tag in ("memory-bound", "compute-bound")), task.id

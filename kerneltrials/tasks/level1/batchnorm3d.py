@@ -11,7 +11,7 @@ TASK = {
     "configs": {
         "cpu": [{"batch": 4, "channels": 32, "depth": 15, "height": 63, "width": 65},
                 {"batch": 1, "channels": 16, "depth": 31, "height": 111, "width": 113},
-                {"batch": 32, "channels": 257, "depth": 5, "height": 9, "width": 7}],
+                {"batch": 96, "channels": 257, "depth": 5, "height": 9, "width": 7}],
         "gpu": [{"batch": 16, "channels": 64, "depth": 31, "height": 127, "width": 129},
                 {"batch": 4, "channels": 32, "depth": 63, "height": 255, "width": 257},
                 {"batch": 128, "channels": 1023, "depth": 7, "height": 15, "width": 13}],

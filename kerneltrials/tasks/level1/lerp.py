@@ -8,7 +8,7 @@ TASK = {
     "tags": ["elementwise", "lerp", "memory-bound"],
     "dtype": "float32",
     "configs": {
-        "cpu": [{"rows": 1021, "cols": 4093}, {"rows": 31, "cols": 131071}, {"rows": 8191, "cols": 255}],
+        "cpu": [{"rows": 1021, "cols": 4093}, {"rows": 31, "cols": 131071}, {"rows": 16381, "cols": 511}],
         "gpu": [{"rows": 16383, "cols": 16384}, {"rows": 1024, "cols": 262143}, {"rows": 262143, "cols": 511}],
     },
     "ranges": {"rows": [1, 524288], "cols": [1, 524288]},

@@ -8,9 +8,9 @@ TASK = {
     "tags": ["pooling", "maxpool", "memory-bound"],
     "dtype": "float32",
     "configs": {
-        "cpu": [{"batch": 16, "channels": 64, "length": 4093},
-                {"batch": 2, "channels": 24, "length": 65521},
-                {"batch": 128, "channels": 255, "length": 127}],
+        "cpu": [{"batch": 32, "channels": 64, "length": 4093},
+                {"batch": 4, "channels": 24, "length": 65521},
+                {"batch": 256, "channels": 255, "length": 127}],
         "gpu": [{"batch": 64, "channels": 256, "length": 16383},
                 {"batch": 8, "channels": 64, "length": 524287},
                 {"batch": 512, "channels": 1023, "length": 255}],
@@ -20,7 +20,7 @@ TASK = {
     "backward": False,
 }
 
-batch = 16
+batch = 32
 channels = 64
 length = 4093
 kernel_size = 3

@@ -9,7 +9,7 @@ TASK = {
     "tags": ["softmax", "softmin", "backward", "memory-bound"],
     "dtype": "float32",
     "configs": {
-        "cpu": [{"rows": 1021, "cols": 2047}, {"rows": 16, "cols": 131071}, {"rows": 16381, "cols": 127}],
+        "cpu": [{"rows": 2039, "cols": 2047}, {"rows": 32, "cols": 131071}, {"rows": 32749, "cols": 127}],
         "gpu": [{"rows": 16383, "cols": 8192}, {"rows": 512, "cols": 262143}, {"rows": 262143, "cols": 511}],
     },
     "ranges": {"rows": [1, 524288], "cols": [1, 1048576]},
@@ -17,7 +17,7 @@ TASK = {
     "backward": True,
 }
 
-rows = 1021
+rows = 2039
 cols = 2047
 
 

@@ -8,7 +8,7 @@ TASK = {
     "tags": ["activation", "elementwise", "memory-bound"],
     "dtype": "float32",
     "configs": {
-        "cpu": [{"rows": 509, "cols": 4093}, {"rows": 32, "cols": 131071}, {"rows": 3001, "cols": 767}],
+        "cpu": [{"rows": 1531, "cols": 4093}, {"rows": 64, "cols": 131071}, {"rows": 6001, "cols": 767}],
         "gpu": [{"rows": 8191, "cols": 16384}, {"rows": 1024, "cols": 262143}, {"rows": 32767, "cols": 3071}],
     },
     "ranges": {"rows": [1, 65536], "cols": [1, 524288]},
@@ -16,7 +16,7 @@ TASK = {
     "backward": False,
 }
 
-rows = 509
+rows = 1531
 cols = 4093
 
 
