@@ -81,8 +81,11 @@ def _request_times(session: Session, side: Side, config: ShapeConfig, n_calls: i
 
 def _spot_fields(session: Session, side: Side, config: ShapeConfig, n_calls: int,
                  rng: random.Random | None) -> tuple[set[int], dict[str, object]]:
-    """Pick one random call of this batch to spot-check (candidate only, a few batches)."""
-    if side.name != "candidate" or rng is None or side.spots_left <= 0 or rng.random() < 0.3:
+    """Pick one random call of this batch to spot-check (candidate only): always in the
+    first measured batch of a configuration, then in random later batches."""
+    if side.name != "candidate" or rng is None or side.spots_left <= 0:
+        return set(), {}
+    if side.spots_left < SPOT_CHECKED_BATCHES and rng.random() < 0.3:
         return set(), {}
     side.spots_left -= 1
     index = rng.randrange(n_calls)

@@ -12,9 +12,9 @@ TASK = {
     "tags": ["normalization", "layernorm", "backward", "memory-bound"],
     "dtype": "float32",
     "configs": {
-        "cpu": [{"batch": 8, "channels": 32, "height": 63, "width": 65},
-                {"batch": 2, "channels": 8, "height": 223, "width": 225},
-                {"batch": 64, "channels": 127, "height": 9, "width": 11}],
+        "cpu": [{"batch": 24, "channels": 32, "height": 63, "width": 65},
+                {"batch": 6, "channels": 8, "height": 223, "width": 225},
+                {"batch": 192, "channels": 127, "height": 9, "width": 11}],
         "gpu": [{"batch": 64, "channels": 64, "height": 111, "width": 113},
                 {"batch": 16, "channels": 32, "height": 223, "width": 225},
                 {"batch": 512, "channels": 511, "height": 7, "width": 9}],
@@ -24,7 +24,7 @@ TASK = {
     "backward": True,
 }
 
-batch = 8
+batch = 24
 channels = 32
 height = 63
 width = 65

@@ -12,7 +12,7 @@ TASK = {
     "tags": ["loss", "distance", "reduction", "backward", "memory-bound"],
     "dtype": "float32",
     "configs": {
-        "cpu": [{"batch": 1531, "dim": 511}, {"batch": 47, "dim": 16381}, {"batch": 12281, "dim": 63}],
+        "cpu": [{"batch": 3067, "dim": 511}, {"batch": 95, "dim": 16381}, {"batch": 24571, "dim": 63}],
         "gpu": [{"batch": 65535, "dim": 1024}, {"batch": 4096, "dim": 32767}, {"batch": 524287, "dim": 127}],
     },
     "ranges": {"batch": [1, 1048576], "dim": [1, 131072]},
@@ -20,7 +20,7 @@ TASK = {
     "backward": True,
 }
 
-batch = 1531
+batch = 3067
 dim = 511
 margin = 1.0
 

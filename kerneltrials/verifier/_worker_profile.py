@@ -1,0 +1,39 @@
+"""The candidate worker's ``profile`` op: where a forward call spends its time.
+
+PyTorch's profiler over a few calls on the timing inputs: operators by self time, with
+the candidate's compiled functions appearing under their own names. Used for agent
+feedback only (refine, coder-judge); it never influences a verdict.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from kerneltrials.verifier._timing import clone_inputs
+from kerneltrials.verifier._worker_ops import WorkerState
+
+TOP_OPS = 12
+
+
+def profile_op(state: WorkerState, request: dict[str, Any]) -> dict[str, Any]:
+    """Top operators by self time over ``calls`` calls of one configuration."""
+    config = state.configs[request["config"]]
+    calls = int(request.get("calls", 3))
+    activities = [torch.profiler.ProfilerActivity.CPU]
+    if state.device == "cuda":
+        activities.append(torch.profiler.ProfilerActivity.CUDA)
+    with torch.no_grad(), torch.profiler.profile(activities=activities) as profiler:
+        for index in range(calls):
+            config.model(*clone_inputs(config.pool[index % len(config.pool)]))
+        if state.device == "cuda":
+            torch.cuda.synchronize()
+    rows = []
+    for event in profiler.key_averages():
+        self_us = float(getattr(event, "self_device_time_total", 0) or 0) if (
+            state.device == "cuda") else float(event.self_cpu_time_total)
+        rows.append({"op": event.key, "calls": int(event.count) // calls or 1,
+                     "self_ms_per_call": self_us / 1000 / calls})
+    rows.sort(key=lambda row: row["self_ms_per_call"], reverse=True)
+    return {"top_ops": rows[:TOP_OPS], "calls": calls}
