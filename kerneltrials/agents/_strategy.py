@@ -78,6 +78,8 @@ class Strategy(ABC):
     constructor keywords."""
 
     name: ClassVar[str] = "strategy"
+    #: Whether verdicts should carry a profile (top operators, counters) for feedback.
+    wants_profile: ClassVar[bool] = False
     #: Called with each attempt the moment its verdict exists (the eval pipeline stores
     #: it at once, so a crash mid-episode loses nothing already verified).
     attempt_observer: Callable[[Attempt], None] | None = None

@@ -34,7 +34,23 @@ def format_feedback(verdict: Mapping[str, Any], *, max_detail_chars: int = 2000)
             f"Hidden configurations: {passed} passed, {len(hidden) - passed} failed "
             "(their shapes and errors are not shown)."
         )
+    lines += _profile_lines(verdict.get("profile"))
     return "\n".join(lines)
+
+
+def _profile_lines(profile: Any) -> list[str]:
+    """The profiler summary: top operators by self time, hardware counters, notes."""
+    if not isinstance(profile, Mapping):
+        return []
+    lines = [f"Profile ({profile.get('tool', 'profiler')}, per call, first public configuration):"]
+    for row in list(profile.get("top_ops") or [])[:10]:
+        lines.append(f"- {row.get('op')}: {float(row.get('self_ms_per_call', 0)):.3f} ms self, "
+                     f"{row.get('calls')} call(s)")
+    for name, value in dict(profile.get("counters") or {}).items():
+        lines.append(f"- counter {name}: {value:.4g}")
+    if profile.get("note"):
+        lines.append(f"Note: {profile['note']}")
+    return lines
 
 
 def _speedup_lines(verdict: Mapping[str, Any]) -> list[str]:

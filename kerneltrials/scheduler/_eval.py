@@ -140,8 +140,8 @@ class _Episodes:
                                   backend=self.config.backend, hardware=self.hardware,
                                   configs=tuple(task.public_configs(self.profile)))
         try:
-            strategy.run(context, self.provider,
-                         lambda source: self.executor.verify(task, source, self.seed))
+            strategy.run(context, self.provider, lambda source: self.executor.verify(
+                task, source, self.seed, profile=strategy.wants_profile))
         except BudgetExhausted as error:
             self.halt(str(error))
             return "budget"

@@ -22,8 +22,10 @@ class Executor(ABC):
         self.options = options
 
     @abstractmethod
-    def verify(self, task: TaskSpec, source: str, hidden_seed: int | None = None) -> dict[str, Any]:
-        """The verdict dict of ``source`` on ``task`` (``error`` for harness failures)."""
+    def verify(self, task: TaskSpec, source: str, hidden_seed: int | None = None,
+               profile: bool = False) -> dict[str, Any]:
+        """The verdict dict of ``source`` on ``task`` (``error`` for harness failures);
+        ``profile`` adds a profiler summary to a correct verdict (agent feedback)."""
 
     def close(self) -> None:
         """Release what the executor holds (Ray connection, ...)."""
@@ -34,8 +36,8 @@ class Executor(ABC):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def options_for(self, hidden_seed: int | None) -> CheckOptions:
-        return replace(self.options, hidden_seed=hidden_seed)
+    def options_for(self, hidden_seed: int | None, profile: bool = False) -> CheckOptions:
+        return replace(self.options, hidden_seed=hidden_seed, profile=profile)
 
 
 class LocalExecutor(Executor):
@@ -47,8 +49,9 @@ class LocalExecutor(Executor):
         super().__init__(options)
         self.gate = LocalGate()
 
-    def verify(self, task: TaskSpec, source: str, hidden_seed: int | None = None) -> dict[str, Any]:
-        options = self.options_for(hidden_seed)
+    def verify(self, task: TaskSpec, source: str, hidden_seed: int | None = None,
+               profile: bool = False) -> dict[str, Any]:
+        options = self.options_for(hidden_seed, profile)
         return verify_in_stages(lambda: build_job(task, source, options, self.gate),
                                 lambda: run_job(task, source, options, self.gate))
 

@@ -99,8 +99,9 @@ class RayExecutor(Executor):
             return {"num_cpus": 1, "num_gpus": 1}
         return {"num_cpus": 1}
 
-    def verify(self, task: TaskSpec, source: str, hidden_seed: int | None = None) -> dict[str, Any]:
-        options = self.options_for(hidden_seed)
+    def verify(self, task: TaskSpec, source: str, hidden_seed: int | None = None,
+               profile: bool = False) -> dict[str, Any]:
+        options = self.options_for(hidden_seed, profile)
         build, run = _remote_functions()
         return verify_in_stages(
             lambda: self._get(build.options(num_cpus=1).remote(task, source, options), task, options),

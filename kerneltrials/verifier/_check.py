@@ -142,6 +142,11 @@ def _run_stages(session: Session, verdict: Verdict, progress: Callable[[str], No
     progress("timing")
     _timing_stage(session, verdict, reference, candidate)
     verdict.status = Status.CORRECT
+    if session.options.profile:
+        progress("profile")
+        from kerneltrials.verifier._profile_stage import profile_stage
+
+        verdict.profile = profile_stage(session, candidate)
 
 
 def _timing_stage(session: Session, verdict: Verdict, reference: Any, candidate: Any) -> None:

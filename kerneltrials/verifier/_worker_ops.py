@@ -221,3 +221,7 @@ from kerneltrials.verifier._worker_run import run_op, time_op  # noqa: E402
 
 HANDLERS["run"] = run_op
 HANDLERS["time"] = time_op
+
+from kerneltrials.verifier._worker_profile import profile_op  # noqa: E402
+
+HANDLERS["profile"] = profile_op

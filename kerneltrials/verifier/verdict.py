@@ -83,6 +83,7 @@ class Verdict(BaseModel):
     hidden_seed: int | None = None
     build: dict[str, Any] = Field(default_factory=dict)  # cache_hit, build_s, key
     durations_s: dict[str, float] = Field(default_factory=dict)
+    profile: dict[str, Any] | None = None  # profiler summary for agent feedback (optional)
 
     def to_json(self, indent: int | None = 2) -> str:
         return self.model_dump_json(indent=indent)

@@ -30,6 +30,7 @@ CORRECT_FIELDS = ("bottleneck", "optimisation", "plan")
 @register_strategy("coder-judge")
 class CoderJudgeStrategy(Strategy):
     name = "coder-judge"
+    wants_profile = True  # the profile is part of the feedback between rounds
 
     def __init__(
         self,

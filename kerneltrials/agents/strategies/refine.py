@@ -16,6 +16,7 @@ FASTER = "Your candidate is correct. Make it faster, keeping it correct; answer 
 @register_strategy("refine")
 class RefineStrategy(Strategy):
     name = "refine"
+    wants_profile = True  # the profile is part of the feedback between rounds
 
     def __init__(
         self, rounds: int = 5, temperature: float | None = 0.0, stop_when_correct: bool = False

@@ -1,0 +1,27 @@
+"""The optional profile stage: after a correct verdict, where does the candidate's time go."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kerneltrials.verifier._jobs import ForgedReply, JobDied, WorkerFailed, WorkerJob
+from kerneltrials.verifier._profiling import start_perf, stop_perf, summarise_profile
+from kerneltrials.verifier._session import Session
+
+
+def profile_stage(session: Session, candidate: WorkerJob) -> dict[str, Any]:
+    """Profile the first configuration; a failure here only leaves a note."""
+    config = session.configs[0].name
+    pid = getattr(getattr(candidate.process, "popen", None), "pid", None)
+    perf = start_perf(pid) if session.options.backend == "cpu" and pid else None
+    try:
+        reply = candidate.request("profile", session.options.call_timeout_s, config=config,
+                                  calls=3)
+    except (WorkerFailed, JobDied, ForgedReply) as error:
+        stop_perf(perf)
+        return {"tool": "none", "top_ops": [], "note": f"profiling failed: {error}"}
+    counters, note = stop_perf(perf) if session.options.backend == "cpu" else ({}, "")
+    if session.options.backend == "cuda":
+        note = "Nsight Compute metrics need `ncu` on the GPU host (see kerneltrials/verifier/_ncu.py)"
+    tool = "perf+torch.profiler" if counters else "torch.profiler"
+    return summarise_profile(reply.get("top_ops", []), counters, note, tool)
