@@ -167,6 +167,10 @@ def correctness_stage(session: Session, reference: WorkerJob, candidate: WorkerJ
         _setup_config(session, reference, candidate, config)
         for index, seed in enumerate(seeds):  # poisoned replays on the first seed only
             _check_one_seed(session, reference, candidate, config, seed, result, index == 0)
+        if session.task.backward and result.passed:
+            from kerneltrials.verifier._backward import check_backward
+
+            check_backward(session, reference, candidate, config, seeds[0], result)
         all_passed &= result.passed
     session.durations_s["correctness"] = time.perf_counter() - started
     return all_passed

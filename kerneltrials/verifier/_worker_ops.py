@@ -225,3 +225,7 @@ HANDLERS["time"] = time_op
 from kerneltrials.verifier._worker_profile import profile_op  # noqa: E402
 
 HANDLERS["profile"] = profile_op
+
+from kerneltrials.verifier._worker_backward import grad_op  # noqa: E402
+
+HANDLERS["grad"] = grad_op
