@@ -63,10 +63,18 @@ def node_gate() -> _ActorGate:
 
 
 def _remote_build(task: TaskSpec, source: str, options: CheckOptions) -> dict[str, Any]:
-    return build_job(task, source, options, node_gate())
+    from kerneltrials.scheduler._artifacts import pack_entries
+
+    verdict = build_job(task, source, options, node_gate())
+    keys = list((verdict.get("build") or {}).get("keys") or [])
+    return {"verdict": verdict, "artifacts": pack_entries(keys)}
 
 
-def _remote_run(task: TaskSpec, source: str, options: CheckOptions) -> dict[str, Any]:
+def _remote_run(task: TaskSpec, source: str, options: CheckOptions,
+                artifacts: dict[str, bytes]) -> dict[str, Any]:
+    from kerneltrials.scheduler._artifacts import install_entries
+
+    install_entries(artifacts)  # the build may have run on another node
     return run_job(task, source, options, node_gate())
 
 
@@ -103,10 +111,20 @@ class RayExecutor(Executor):
                profile: bool = False) -> dict[str, Any]:
         options = self.options_for(hidden_seed, profile)
         build, run = _remote_functions()
+        built: dict[str, Any] = {"artifacts": {}}
+
+        def build_stage() -> dict[str, Any]:
+            result = self._get(build.options(num_cpus=1).remote(task, source, options), task,
+                               options)
+            if "verdict" not in result:  # a harness failure, already a verdict
+                return result
+            built["artifacts"] = result["artifacts"]
+            return dict(result["verdict"])
+
         return verify_in_stages(
-            lambda: self._get(build.options(num_cpus=1).remote(task, source, options), task, options),
-            lambda: self._get(run.options(**self._run_resources()).remote(task, source, options),
-                              task, options),
+            build_stage,
+            lambda: self._get(run.options(**self._run_resources()).remote(
+                task, source, options, built["artifacts"]), task, options),
         )
 
     def _get(self, reference: Any, task: TaskSpec, options: CheckOptions) -> dict[str, Any]:

@@ -1,0 +1,31 @@
+"""Build artifacts travel between nodes as packed cache entries."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kerneltrials.scheduler._artifacts import install_entries, pack_entries
+from kerneltrials.verifier._buildcache import BuildCache
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def _publish(root: Path, key: str, payload: bytes) -> None:
+    def build(staging: Path) -> None:
+        (staging / "kt_lib.so").write_bytes(payload)
+        (staging / "source.cpp").write_text("// kernel")
+
+    BuildCache(root).get_or_build(key, build)
+
+
+def test_an_entry_packed_on_one_node_installs_intact_on_another(tmp_path: Path) -> None:
+    node_a, node_b = tmp_path / "a", tmp_path / "b"
+    _publish(node_a, "k" * 32, b"\x7fELF library bytes")
+    packed = pack_entries(["k" * 32, "missing" * 4], root=node_a)
+    assert list(packed) == ["k" * 32]
+    assert install_entries(packed, root=node_b) == ["k" * 32]
+    entry = BuildCache(node_b).lookup("k" * 32)
+    assert entry is not None and (entry / "kt_lib.so").read_bytes() == b"\x7fELF library bytes"
+    assert install_entries(packed, root=node_b) == []  # already there: nothing to do
