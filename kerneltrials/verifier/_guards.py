@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import torch
@@ -163,6 +164,36 @@ def poison_free_memory(nbytes: int, device: str) -> None:
     block = torch.empty(max(1, nbytes // 4), dtype=torch.float32, device=device)
     block.fill_(float("nan"))
     del block
+
+
+_M_PERTURB = -6  # glibc mallopt: fill memory with a byte pattern on malloc and free
+_PERTURB_BYTE = 0xA5  # malloc'd memory reads 0x5A5A5A5A: ~1.5e16 as float32, never an answer
+
+
+def _libc() -> Any:
+    import ctypes  # the harness may; candidates may not (static checks)
+
+    try:
+        return ctypes.CDLL(None)
+    except OSError:
+        return None
+
+
+@contextmanager
+def perturbed_malloc() -> Iterator[None]:
+    """While active, every heap allocation is filled with a pattern (glibc ``M_PERTURB``):
+    an output tensor the candidate allocates but never writes cannot hold the stale answer
+    of an earlier call at the same address (the recycled-memory attack, on CPU)."""
+    libc = _libc()
+    mallopt = getattr(libc, "mallopt", None)
+    if mallopt is None:
+        yield
+        return
+    mallopt(_M_PERTURB, _PERTURB_BYTE)
+    try:
+        yield
+    finally:
+        mallopt(_M_PERTURB, 0)
 
 
 def os_thread_count() -> int:

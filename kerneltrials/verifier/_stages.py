@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from kerneltrials.sandbox import SandboxStartError
 from kerneltrials.sandbox._env import trim
@@ -63,7 +64,13 @@ def reference_failure(error: Exception, task_path: str) -> Exception:
 
 def build_stage(session: Session) -> None:
     """Import the candidate with ``load_inline`` intercepted and build what it asks for."""
+    from kerneltrials.verifier._build_index import lookup_artifacts, record_artifacts
+
     started = time.perf_counter()
+    known = lookup_artifacts(session.source, session.options.backend)
+    if known is not None:  # this exact source was built before: its libraries are intact
+        _record_build(session, known, started)
+        return
     try:
         worker = session.start_worker("build", session.options.build_timeout_s)
     except SandboxStartError as error:
@@ -76,7 +83,12 @@ def build_stage(session: Session) -> None:
         raise candidate_failure(error, "build") from error
     finally:
         worker.close()
-    session.artifacts = reply["artifacts"]
+    record_artifacts(session.source, session.options.backend, reply["artifacts"])
+    _record_build(session, reply["artifacts"], started)
+
+
+def _record_build(session: Session, artifacts: list[dict[str, Any]], started: float) -> None:
+    session.artifacts = artifacts
     session.durations_s["build"] = time.perf_counter() - started
     session.build_info = {
         "cache_hit": all(item["artifact"]["cache_hit"] for item in session.artifacts),

@@ -82,7 +82,8 @@ def _request_times(session: Session, side: Side, config: ShapeConfig, n_calls: i
 def _spot_fields(session: Session, side: Side, config: ShapeConfig, n_calls: int,
                  rng: random.Random | None) -> tuple[set[int], dict[str, object]]:
     """Pick one random call of this batch to spot-check (candidate only): always in the
-    first measured batch of a configuration, then in random later batches."""
+    first measured batch of a configuration and in the final extra batch, and in random
+    batches between them."""
     if side.name != "candidate" or rng is None or side.spots_left <= 0:
         return set(), {}
     if side.spots_left < SPOT_CHECKED_BATCHES and rng.random() < 0.3:
@@ -119,3 +120,15 @@ def time_config(session: Session, sides: list[Side], config: ShapeConfig) -> Non
             side.samples_ms += _request_times(session, side, config, side.batch,
                                               session.options.call_timeout_s, rng)
             side.wall_s += time.monotonic() - started
+    for side in sides:
+        if side.name == "candidate":
+            _final_spot_check(session, side, config, rng)
+
+
+def _final_spot_check(session: Session, side: Side, config: ShapeConfig,
+                      rng: random.Random) -> None:
+    """One more batch, like the others, with a spot-checked call; its times are dropped.
+    The candidate cannot tell it from a measured batch, so a candidate that goes wrong
+    after some number of calls is caught here whatever that number was."""
+    side.spots_left = SPOT_CHECKED_BATCHES  # forces a spot check (see _spot_fields)
+    _request_times(session, side, config, side.batch, session.options.call_timeout_s, rng)

@@ -26,7 +26,7 @@ from typing import Any
 import torch
 
 from kerneltrials.verifier._faults import WorkerFault
-from kerneltrials.verifier._guards import ComputeRecorder, poison_free_memory
+from kerneltrials.verifier._guards import ComputeRecorder, perturbed_malloc, poison_free_memory
 from kerneltrials.verifier._integrity import integrity_changes, integrity_snapshot
 from kerneltrials.verifier._timing import time_calls
 from kerneltrials.verifier._worker_ops import (
@@ -119,7 +119,7 @@ def guarded_call(state: WorkerState, config: ConfigState, inputs: list[Any], rep
     tracker.reset(measure=measure, poison_index=poison)
     recorder = ComputeRecorder() if record else None
     started = _now_ns()
-    with torch.no_grad():
+    with torch.no_grad(), perturbed_malloc():
         try:
             if recorder is not None:
                 with recorder:
@@ -208,7 +208,8 @@ def time_op(state: WorkerState, request: dict[str, Any]) -> dict[str, Any]:
     spot = {int(i) for i in request.get("spot", [])}
     recorders: dict[int, ComputeRecorder] = {}
     if state.role == "candidate" and spot:
-        call = _recording(call, spot, recorders)
+        call = _recording(call, spot, recorders,
+                          lambda: poison_free_memory(state.output_bytes, state.device))
     kept: dict[int, Any] = dict.fromkeys(spot)
     if state.tracker is not None:
         state.tracker.reset()
@@ -224,17 +225,19 @@ def time_op(state: WorkerState, request: dict[str, Any]) -> dict[str, Any]:
     return reply
 
 
-def _recording(call: Callable[..., Any], spot: set[int],
-               recorders: dict[int, ComputeRecorder]) -> Callable[..., Any]:
-    """``call``, with the compute recorder on for the spot-checked call indices."""
+def _recording(call: Callable[..., Any], spot: set[int], recorders: dict[int, ComputeRecorder],
+               poison: Callable[[], None]) -> Callable[..., Any]:
+    """``call``, with freed memory poisoned and the compute recorder on for the
+    spot-checked call indices (their times are dropped by the parent)."""
     counter = itertools.count()
 
     def maybe_recorded(*inputs: Any) -> Any:
         index = next(counter)
         if index not in spot:
             return call(*inputs)
+        poison()  # recycled memory must not hold the previous timed call's answer
         recorders[index] = ComputeRecorder()
-        with recorders[index]:
+        with recorders[index], perturbed_malloc():
             return call(*inputs)
 
     return maybe_recorded

@@ -1,0 +1,60 @@
+"""Which built extensions a candidate source asked for, so a repeat skips the build worker.
+
+After a successful build stage the parent records, per (candidate source, backend,
+toolchain), the artifacts it produced. A later verification of the same source finds
+them here and, when every library is still intact in the cache, goes straight to the run
+stage (saving a worker start and an import). The index lives beside the build cache, in
+a directory no sandboxed worker can write, so a candidate cannot plant an entry for
+another candidate's source.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from kerneltrials.verifier._buildcache import BuildCache
+from kerneltrials.verifier._compiler import cache_root, toolchain_fingerprint
+
+INDEX_VERSION = 1
+
+
+def index_dir() -> Path:
+    return cache_root().parent / "source-index"
+
+
+def _key(source: str, backend: str) -> str:
+    payload = json.dumps({"v": INDEX_VERSION, "source": source, "backend": backend,
+                          "toolchain": toolchain_fingerprint(backend)}, sort_keys=True)
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+def lookup_artifacts(source: str, backend: str) -> list[dict[str, Any]] | None:
+    """The recorded artifacts when every one is still intact in the cache, else None."""
+    path = index_dir() / f"{_key(source, backend)}.json"
+    try:
+        items = json.loads(path.read_text())["artifacts"]
+    except (OSError, ValueError, KeyError):
+        return None
+    cache = BuildCache(cache_root())
+    for item in items:
+        entry = cache.lookup(item["artifact"]["key"])
+        library = entry / Path(item["artifact"]["library_path"]).name if entry else None
+        if library is None or not library.is_file():
+            return None
+        item["artifact"].update(library_path=str(library), cache_hit=True, build_s=0.0)
+    return items
+
+
+def record_artifacts(source: str, backend: str, items: list[dict[str, Any]]) -> None:
+    """Remember ``items`` for ``source`` (atomically: a reader never sees half a file)."""
+    directory = index_dir()
+    directory.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=directory, suffix=".tmp")
+    with os.fdopen(handle, "w") as file:
+        json.dump({"artifacts": items}, file)
+    os.replace(temporary, directory / f"{_key(source, backend)}.json")
