@@ -5,8 +5,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export CUDA_HOME ?= /usr/local/cuda-13.0
-# One build cache for the whole suite: most candidate builds are cache hits.
-export KERNELTRIALS_CACHE ?= $(CURDIR)/.kt-cache
+# The build cache is the machine's (~/.cache/kerneltrials unless KERNELTRIALS_CACHE says
+# otherwise): shared by every test, check and run here, so most builds are cache hits.
 
 .PHONY: venv system-packages test test-fast lint demo clean
 
@@ -37,4 +37,4 @@ demo: venv system-packages
 	@bash scripts/demo.sh
 
 clean:
-	rm -rf $(VENV) .kt-cache site kerneltrials.sqlite*
+	rm -rf $(VENV) site demo.sqlite kerneltrials.sqlite*

@@ -1,5 +1,6 @@
-"""Suite-wide fixtures. Every test that compiles shares one build cache, so a kernel
-source is compiled once per machine and most builds are cache hits."""
+"""Suite-wide fixtures. Every test that compiles shares the machine's build cache
+(``~/.cache/kerneltrials`` unless ``KERNELTRIALS_CACHE`` is set), so a kernel source is
+compiled once per machine and most builds are cache hits."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 # Set before any test imports the verifier, so workers inherit it too.
-os.environ.setdefault("KERNELTRIALS_CACHE", str(REPO_ROOT / ".kt-cache"))
+os.environ.setdefault("KERNELTRIALS_CACHE", str(Path.home() / ".cache" / "kerneltrials"))
 os.environ.setdefault("CUDA_HOME", "/usr/local/cuda-13.0")
 
 

@@ -9,6 +9,9 @@ docs/design/sandbox.md.
 
 from __future__ import annotations
 
+import logging
+import time
+
 import secrets
 import sys
 from dataclasses import replace
@@ -32,6 +35,9 @@ from kerneltrials.verifier._protocol import (
     send_frame,
     send_hello,
 )
+
+
+_log = logging.getLogger("kerneltrials.verifier.jobs")
 
 
 class JobDied(Exception):
@@ -98,12 +104,15 @@ class WorkerJob:
             self._receive("startup", max(0.1, self.process.seconds_left()))
             self._ready = True
         budget = max(0.1, min(timeout_s, self.process.seconds_left()))
+        started = time.monotonic()
         try:
             send_frame(self.process.channel, {"op": op, **fields})
         except OSError:
             self.exit_info = self.process.wait(timeout_s=10) or self.process.kill()
             raise JobDied(self.role, self.exit_info, op) from None
         reply = self._receive(op, budget)
+        _log.debug("%s %s: %.3f s (worker %.1f ms)", self.role, op, time.monotonic() - started,
+                   float(reply.get("worker_ms") or 0.0))
         if not reply.get("ok"):
             # Candidate code writes these texts (exception messages): redact them like output.
             raise WorkerFailed(str(reply.get("kind")), redact(str(reply.get("message"))),

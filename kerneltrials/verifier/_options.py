@@ -38,7 +38,9 @@ class CheckOptions:
     compile_baseline: bool = True  # also time torch.compile (mode "default")
     timing: TimingOptions = field(default_factory=TimingOptions)
     build_timeout_s: float = 600.0
-    run_timeout_s: float = 300.0  # the whole correctness + timing job of the candidate
+    # The candidate job's whole life: it also waits while the reference side works (e.g.
+    # torch.compile's first calls), so a hang is caught by call_timeout_s, not by this.
+    run_timeout_s: float = 3600.0
     call_timeout_s: float = 60.0  # one request to a worker (a few calls)
     memory_bytes: int = 8 * 1024**3
     max_processes: int = 256  # threads count too (OpenMP, torch)
