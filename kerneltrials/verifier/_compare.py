@@ -61,11 +61,47 @@ def compare_tensor(reference: torch.Tensor, candidate: torch.Tensor, atol: float
         if not torch.equal(reference, candidate):
             result.fail(f"correctness:values_differ[{label}]")
         return
-    ref64, out64 = reference.double(), candidate.double()
-    if is_constant(out64) and not is_constant(ref64):
+    if is_constant(candidate) and not is_constant(reference):
         result.fail(f"correctness:constant_output[{label}] (every element is "
-                    f"{float(out64.flatten()[0]):.3g}; the reference's are not all equal)")
+                    f"{float(candidate.flatten()[0]):.3g}; the reference's are not all equal)")
         return
+    ref_all_finite = bool(torch.isfinite(reference).all())
+    if ref_all_finite and bool(torch.isfinite(candidate).all()):
+        _compare_finite(reference, candidate, atol, rtol, result, label)
+        return
+    _compare_with_nonfinite(reference, candidate, atol, rtol, result, label)
+
+
+def _record_error(result: Comparison, label: str, max_abs: float, max_norm: float, close: bool,
+                  rtol: float) -> None:
+    result.max_abs_err = max(result.max_abs_err, max_abs)
+    result.max_norm_err = max(result.max_norm_err, max_norm)
+    if not close or max_norm > rtol:
+        result.fail(f"correctness:max_abs_err={max_abs:.3g}[{label}] (normalised {max_norm:.3g}, "
+                    f"tolerance {rtol:g})")
+
+
+def _compare_finite(reference: torch.Tensor, candidate: torch.Tensor, atol: float, rtol: float,
+                    result: Comparison, label: str) -> None:
+    """The common case, in few passes: allclose is |out - ref| <= atol + rtol * |ref|.
+
+    float32 arithmetic (float64 for float64 tasks) is exact enough for tolerances of
+    1e-4 and above, and halves the memory traffic of the parent's comparison.
+    """
+    work = torch.float64 if reference.dtype == torch.float64 else torch.float32
+    ref_work = reference.to(work)
+    ref_abs = ref_work.abs()
+    diff = candidate.to(work).sub_(ref_work).abs_()
+    max_abs = float(diff.max())
+    max_norm = max_abs / max(float(ref_abs.max()), TINY)
+    close = float(diff.sub_(ref_abs.mul_(rtol)).max()) <= atol
+    _record_error(result, label, max_abs, max_norm, close, rtol)
+
+
+def _compare_with_nonfinite(reference: torch.Tensor, candidate: torch.Tensor, atol: float,
+                            rtol: float, result: Comparison, label: str) -> None:
+    """NaN/Inf in the candidate where the reference has none fails; elsewhere they must match."""
+    ref64, out64 = reference.double(), candidate.double()
     ref_finite, out_finite = torch.isfinite(ref64), torch.isfinite(out64)
     if bool((ref_finite & ~out_finite).any()):
         result.fail(f"correctness:nan_or_inf[{label}]")
@@ -77,13 +113,8 @@ def compare_tensor(reference: torch.Tensor, candidate: torch.Tensor, atol: float
     diff = (out64 - ref64).abs()[ref_finite]
     max_abs = float(diff.max()) if diff.numel() else 0.0
     scale = float(ref64[ref_finite].abs().max()) if diff.numel() else 0.0
-    max_norm = max_abs / max(scale, TINY)
-    result.max_abs_err = max(result.max_abs_err, max_abs)
-    result.max_norm_err = max(result.max_norm_err, max_norm)
     close = torch.allclose(out64, ref64, atol=atol, rtol=rtol, equal_nan=True)
-    if not close or max_norm > rtol:
-        result.fail(f"correctness:max_abs_err={max_abs:.3g}[{label}] (normalised {max_norm:.3g}, "
-                    f"tolerance {rtol:g})")
+    _record_error(result, label, max_abs, max_abs / max(scale, TINY), close, rtol)
 
 
 def is_constant(tensor: torch.Tensor) -> bool:
