@@ -37,7 +37,7 @@ class Executor(ABC):
         self.close()
 
     def options_for(self, hidden_seed: int | None, profile: bool = False) -> CheckOptions:
-        return replace(self.options, hidden_seed=hidden_seed, profile=profile)
+        return replace(self.options, hidden_seed=hidden_seed, profile_feedback=profile)
 
 
 class LocalExecutor(Executor):

@@ -142,7 +142,7 @@ def _run_stages(session: Session, verdict: Verdict, progress: Callable[[str], No
     progress("timing")
     _timing_stage(session, verdict, reference, candidate)
     verdict.status = Status.CORRECT
-    if session.options.profile:
+    if session.options.profile_feedback:
         progress("profile")
         from kerneltrials.verifier._profile_stage import profile_stage
 

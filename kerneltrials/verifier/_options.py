@@ -49,7 +49,7 @@ class CheckOptions:
     peak_flops: float | None = None
     llm_verifier: str | None = None  # "PROVIDER:MODEL": an advisory LLM review (off by default)
     build_only: bool = False  # stop after a successful build (the scheduler's build stage)
-    profile: bool = False  # profile a correct candidate for agent feedback (never scored)
+    profile_feedback: bool = False  # profile a correct candidate for agent feedback (never scored)
 
     def resolved_profile(self) -> str:
         return self.profile or ("gpu" if self.backend == "cuda" else "cpu")

@@ -1,4 +1,4 @@
-"""Profiler feedback for agents: the parent side (``CheckOptions(profile=True)``).
+"""Profiler feedback for agents: the parent side (``CheckOptions(profile_feedback=True)``).
 
 CPU: hardware counters from ``perf stat`` attached to the candidate worker where the
 machine supports them, and PyTorch's profiler (top operators by self time) always. CUDA:

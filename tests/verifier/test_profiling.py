@@ -51,7 +51,8 @@ def test_feedback_shows_the_profile_and_its_notes() -> None:
 @pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_a_correct_candidate_gets_a_profile_naming_its_own_code() -> None:
-    options = CheckOptions(timing=QUICK_TIMING, compile_baseline=False, seeds=1, profile=True)
+    options = CheckOptions(timing=QUICK_TIMING, compile_baseline=False, seeds=1,
+                           profile_feedback=True)
     verdict = kerneltrials.check("L1/relu", candidate("relu_ok"), hidden_seed=2, options=options)
     assert verdict.status == "correct", verdict.reasons
     assert verdict.profile is not None and verdict.profile["top_ops"]
