@@ -27,7 +27,7 @@ class Executor(ABC):
         """The verdict dict of ``source`` on ``task`` (``error`` for harness failures);
         ``profile`` adds a profiler summary to a correct verdict (agent feedback)."""
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - a hook with a default, not an abstract method
         """Release what the executor holds (Ray connection, ...)."""
 
     def __enter__(self) -> Executor:

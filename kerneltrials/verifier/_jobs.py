@@ -10,10 +10,9 @@ docs/design/sandbox.md.
 from __future__ import annotations
 
 import logging
-import time
-
 import secrets
 import sys
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -35,7 +34,6 @@ from kerneltrials.verifier._protocol import (
     send_frame,
     send_hello,
 )
-
 
 _log = logging.getLogger("kerneltrials.verifier.jobs")
 
