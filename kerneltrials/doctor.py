@@ -106,7 +106,7 @@ def engine_findings() -> list[Finding]:
         try:
             import docker
 
-            reachable = bool(docker.DockerClient(base_url=host, timeout=5).ping())
+            reachable = bool(docker.DockerClient(base_url=host, timeout=5).ping())  # type: ignore[attr-defined]
         except Exception:
             reachable = False
     return [Finding("container engine", "docker API", reachable, host or "DOCKER_HOST unset",
