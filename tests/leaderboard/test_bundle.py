@@ -146,7 +146,9 @@ def test_untampered_bundle_verifies_and_build_marks_it_verified(
     honest_bundle: Path, tmp_path: Path
 ) -> None:
     maintainer = tmp_path / "maintainer.sqlite"
-    code, report = verify_json(honest_bundle, "--tolerance", "0.6", "--db", str(maintainer))
+    # A wide tolerance: quick timings on a shared 2-core machine are noisy; the tampered
+    # bundle below claims 50x what was measured, far outside it.
+    code, report = verify_json(honest_bundle, "--tolerance", "0.9", "--db", str(maintainer))
     assert code == 0 and report["holds"] is True, report
     attempt = report["attempts"][0]
     assert attempt["status_measured"] == "correct" and attempt["speedup_holds"] is True
