@@ -23,8 +23,12 @@ venv: $(STAMP)
 system-packages:
 	@bash scripts/install-system-packages.sh
 
+# The task tests (validation of all 250 tasks, the reference-solution sweep) are
+# independent checks that share nothing but the build cache: two at a time. The rest runs
+# one test at a time (sandbox and scheduler tests watch process counts and timings).
 test: venv system-packages
-	$(BIN)/python -m pytest -q -p no:cacheprovider
+	$(BIN)/python -m pytest -q -p no:cacheprovider -n 2 tests/tasks
+	$(BIN)/python -m pytest -q -p no:cacheprovider --ignore=tests/tasks
 
 test-fast: venv
 	$(BIN)/python -m pytest -q -m "not slow and not docker" -p no:cacheprovider
