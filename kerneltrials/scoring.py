@@ -31,9 +31,11 @@ from typing import Any, Protocol
 
 import numpy as np
 
-# verifier.verdict.EXCLUDED_STATUSES, repeated so that scoring never imports the verifier
-# (whose package pulls in torch); tests/test_scoring.py checks that they agree
-EXCLUDED = frozenset({"error", "not_run"})
+from kerneltrials.verifier.verdict import EXCLUDED_STATUSES
+
+# The verdict model's excluded statuses as plain strings; importing the verdict module
+# loads pydantic only (the verifier package imports torch lazily).
+EXCLUDED = frozenset(status.value for status in EXCLUDED_STATUSES)
 BASELINES = ("eager", "compile")
 DEFAULT_P_VALUES = "0,0.8,1,1.5,2"
 BOOTSTRAP_RESAMPLES = 2000
