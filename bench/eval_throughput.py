@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from kerneltrials.scheduler import LocalExecutor, resolve_executor  # noqa: E402
 from kerneltrials.tasks import load_task  # noqa: E402
 from kerneltrials.verifier import QUICK_TIMING, CheckOptions  # noqa: E402
-from tests.verifier.candidates import _TEMPLATE, SHARED_CPP  # noqa: E402
+from tests.verifier.candidates import candidate  # noqa: E402
 
 TASK = load_task("L1/relu")
 OPTIONS = CheckOptions(timing=QUICK_TIMING, compile_baseline=False, hidden_seed=7)
@@ -35,8 +35,7 @@ OPTIONS = CheckOptions(timing=QUICK_TIMING, compile_baseline=False, hidden_seed=
 
 def salted(function: str = "relu_ok") -> str:
     """The shared test candidate with a unique comment: a cold build every time."""
-    source = SHARED_CPP.replace("#include <cstdlib>", f"#include <cstdlib>\n// salt {uuid.uuid4().hex}")
-    return _TEMPLATE.format(source=source, function=function, init_args="")
+    return candidate(function, salt=uuid.uuid4().hex)
 
 
 def run_all(executor, sources: list[str], concurrency: int) -> tuple[float, list[dict]]:

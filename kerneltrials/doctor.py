@@ -8,10 +8,11 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
-import subprocess
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
+
+from kerneltrials._toolversion import version_lines
 
 
 @dataclass(frozen=True)
@@ -28,30 +29,29 @@ class Finding:
         return asdict(self)
 
 
-def _version(*command: str) -> str | None:
-    try:
-        result = subprocess.run(command, capture_output=True, text=True, timeout=20)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    lines = [line for line in (result.stdout or result.stderr).splitlines() if line.strip()]
-    return lines[0].strip() if lines and result.returncode == 0 else None
+def _version(tool: str) -> str | None:
+    lines = version_lines(tool)
+    return lines[0] if lines else None
 
 
 def _nvcc_release(nvcc: str) -> str | None:
-    try:
-        output = subprocess.run([nvcc, "--version"], capture_output=True, text=True, timeout=20).stdout
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return next((line.strip() for line in output.splitlines() if "release" in line), None)
+    return next((line for line in version_lines(nvcc) or () if "release" in line), None)
 
 
 def compiler_findings() -> list[Finding]:
-    findings = []
-    for name, fix in (("c++", "apt-get install g++"), ("clang++", "apt-get install clang "
-                      "libomp-dev (optional: faster builds)")):
-        version = _version(name, "--version")
-        findings.append(Finding("compilers", name, version is not None, version or "not found",
-                                "" if version else fix))
+    from kerneltrials.verifier._fastbuild import find_fast_cxx, find_linker
+
+    version = _version("c++")
+    findings = [Finding("compilers", "c++", version is not None, version or "not found",
+                        "" if version else "apt-get install g++")]
+    fast = find_fast_cxx()  # what the fast build path will really use
+    fast_fix = ("" if fast else "apt-get install clang-19 libomp-19-dev (builds ~5x faster; "
+                "or set KERNELTRIALS_CXX to a clang++ >= 15)")
+    findings.append(Finding("compilers", "clang++ (fast builds)", fast is not None,
+                            f"{fast} ({_version(fast)})" if fast else "not found", fast_fix))
+    linker = find_linker()
+    findings.append(Finding("compilers", "fast linker", linker is not None, linker or "not found",
+                            "" if linker else "apt-get install lld-19 (optional: ~0.1 s a link)"))
     cuda_home = os.environ.get("CUDA_HOME") or "/usr/local/cuda-13.0"
     nvcc = Path(cuda_home) / "bin" / "nvcc"
     nvcc_path = str(nvcc) if nvcc.exists() else shutil.which("nvcc")

@@ -13,41 +13,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-#: SIMD extensions worth telling a kernel writer about, in the order they are listed.
-SIMD_FLAGS = (
-    "sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512vl", "avx512dq",
-    "avx512_vnni", "avx512_bf16", "avx512_fp16", "amx_tile", "amx_bf16", "amx_int8",
-    "asimd", "asimdhp", "sve", "sve2",
-)  # fmt: skip
+from kerneltrials._cpuinfo import parse_cpuinfo
 
 SYSFS_CPU = Path("/sys/devices/system/cpu")
-
-
-def parse_cpuinfo(text: str) -> dict[str, Any]:
-    """Model name, SIMD flags, logical CPUs and physical cores from ``/proc/cpuinfo`` text."""
-    model, flags = "", set()
-    logical = 0
-    cores: set[tuple[str, str]] = set()
-    physical_id = core_id = ""
-    for line in text.splitlines():
-        key, _, value = (part.strip() for part in line.partition(":"))
-        if key == "processor":
-            logical += 1
-        elif key in ("model name", "Hardware", "cpu model") and not model:
-            model = value
-        elif key in ("flags", "Features"):
-            flags |= set(value.split())
-        elif key == "physical id":
-            physical_id = value
-        elif key == "core id":
-            core_id = value
-            cores.add((physical_id, core_id))
-    return {
-        "model": model or "unknown CPU",
-        "simd": [flag for flag in SIMD_FLAGS if flag in flags],
-        "logical_cpus": logical,
-        "physical_cores": len(cores) or None,
-    }
 
 
 def read_sysfs_caches(root: Path = SYSFS_CPU) -> list[str]:
@@ -75,7 +43,7 @@ def describe_cpu(cpuinfo_path: Path = Path("/proc/cpuinfo"), sysfs_root: Path = 
     """One short paragraph: model, usable cores, SIMD extensions, cache sizes."""
     try:
         info = parse_cpuinfo(cpuinfo_path.read_text(encoding="utf-8", errors="replace"))
-    except OSError:
+    except OSError:  # no /proc here
         info = {
             "model": "unknown CPU",
             "simd": [],

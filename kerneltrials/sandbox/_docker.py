@@ -19,11 +19,11 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+from kerneltrials._scratch import make_scratch_dir
 from kerneltrials.sandbox._base import (
     ExitInfo,
     JobSpec,
@@ -206,7 +206,7 @@ class DockerSandbox(Sandbox):
 
     def start(self, job: JobSpec) -> SandboxedProcess:
         job.scratch_dir.mkdir(parents=True, exist_ok=True)
-        channel_dir = Path(tempfile.mkdtemp(prefix="kt-channel-"))
+        channel_dir = make_scratch_dir("channel")
         relay = UnixChannelRelay(channel_dir)
         env = sanitize_job_env(job.env, job.scratch_dir)
         env[CHANNEL_ENV] = relay.address

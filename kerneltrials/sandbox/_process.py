@@ -14,11 +14,11 @@ import resource
 import signal
 import socket
 import subprocess
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+from kerneltrials._scratch import make_scratch_dir
 from kerneltrials.sandbox._base import (
     ExitInfo,
     JobSpec,
@@ -209,7 +209,7 @@ class ProcessSandbox(Sandbox):
         isolation = self.features()
         cgroup = self._create_cgroup(job, isolation)
         parent_end, child_end = socket.socketpair()
-        log_dir = Path(tempfile.mkdtemp(prefix="kt-logs-"))
+        log_dir = make_scratch_dir("logs")
         env = sanitize_job_env(job.env, job.scratch_dir)
         env[CHANNEL_ENV] = f"fd:{child_end.fileno()}"
         try:

@@ -17,6 +17,7 @@ import subprocess
 import time
 from pathlib import Path
 
+from kerneltrials._toolversion import version_lines
 from kerneltrials.verifier._build import BuildArtifact, BuildRequest, CompileError
 from kerneltrials.verifier._buildcache import BuildCache, resolve_max_bytes
 from kerneltrials.verifier._fastbuild import build_fast, fast_toolchain
@@ -42,13 +43,10 @@ def toolchain_root(root: Path | None = None) -> Path:
 
 
 @functools.cache
-def _first_line(*command: str) -> str:
-    try:
-        output = subprocess.run(command, capture_output=True, text=True, timeout=30).stdout
-    except (OSError, subprocess.SubprocessError):
-        return "absent"
-    lines = [line for line in output.splitlines() if line.strip()]
-    return lines[-1] if command[0].endswith("nvcc") and lines else (lines[0] if lines else "")
+def _version_key(tool: str, last: bool = False) -> str:
+    """The line of ``tool --version`` that names its version (nvcc's is the last)."""
+    lines = version_lines(tool)
+    return "absent" if lines is None else (lines[-1] if last else lines[0])
 
 
 def ensure_cuda_home() -> str:
@@ -65,12 +63,12 @@ def toolchain_fingerprint(backend: str) -> dict[str, str]:
 
     fingerprint = {
         "torch": torch.__version__,
-        "cxx": _first_line(os.environ.get("CXX", "c++"), "--version"),
+        "cxx": _version_key(os.environ.get("CXX", "c++")),
         **fast_toolchain(),
     }
     if backend == "cuda":
         nvcc = os.path.join(ensure_cuda_home() or DEFAULT_CUDA_HOME, "bin", "nvcc")
-        fingerprint["nvcc"] = _first_line(nvcc, "--version")
+        fingerprint["nvcc"] = _version_key(nvcc, last=True)
         fingerprint["cuda_arch_list"] = ensure_cuda_arch_list()
     return fingerprint
 

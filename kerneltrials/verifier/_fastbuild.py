@@ -8,7 +8,8 @@ translation unit and compiles torch's headers from scratch with g++, we
   2. compile the bindings in their own unit, cached by signature set: the candidate's unit
      exports a pointer to each function, of the exact type we read from its text (a
      mismatch is a compile error there, never a silent miscall);
-  3. compile the candidate's unit, the binding unit and the CUDA unit in parallel (2 jobs);
+  3. compile the candidate's unit, the binding unit and the CUDA unit in parallel (2 jobs;
+     nvcc's host and device halves count as two units, and nvcc's host compiler is clang);
   4. link with lld when present, aliasing ``PyInit_<module>`` to the binding's init.
 The flags are stock's own (see _stockflags.py). Anything this path cannot do raises
 :class:`FastPathUnavailable` and the caller builds the stock way. Measurements and the
@@ -28,6 +29,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from kerneltrials._toolversion import version_lines
 from kerneltrials.verifier._build import BuildRequest
 from kerneltrials.verifier._buildcache import BuildCache
 from kerneltrials.verifier._nvccsteps import plan_nvcc
@@ -35,7 +37,7 @@ from kerneltrials.verifier._signatures import find_signatures
 from kerneltrials.verifier._stockflags import StockFlags, stock_flags
 
 BINDING_NAME = "kerneltrials_binding"  # TORCH_EXTENSION_NAME in every unit: PCHs stay valid
-PIPELINE_VERSION = "fast-2"  # bump when the produced library could change
+PIPELINE_VERSION = "fast-3"  # bump when the produced library could change
 MAX_JOBS = 2  # never more than two compilers at once on these machines
 _CLANG_NAMES = ("clang++-19", "clang++-20", "clang++-18", "clang++-17", "clang++-16", "clang++")
 Job = Callable[[], object]
@@ -46,13 +48,9 @@ class FastPathUnavailable(Exception):
     """This request (or this machine) needs the stock build; the message says why."""
 
 
-@functools.cache
 def _version_line(compiler: str) -> str:
-    try:
-        result = subprocess.run([compiler, "--version"], capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.SubprocessError):
-        return ""
-    return result.stdout.splitlines()[0] if result.returncode == 0 and result.stdout else ""
+    lines = version_lines(compiler)
+    return lines[0] if lines else ""
 
 
 def find_fast_cxx() -> str | None:
@@ -174,9 +172,18 @@ def ensure_binding(cxx: str, cflags: list[str], pch: Path | None, source: str,
     return entry / "binding.cpp.o"
 
 
-def _cuda_command(flags: StockFlags) -> list[str]:
+def _cuda_command(flags: StockFlags, host_cxx: str) -> list[str]:
+    """nvcc as stock runs it, with clang as its host compiler unless the candidate chose one.
+
+    clang parses torch's headers faster than g++ in each of nvcc's host-side steps
+    (measured: host preprocessing -21%, device half -28%, final host compile -36%).
+    """
     nvcc = _strip_launcher(flags.nvcc)
-    return [*nvcc, *flags.cuda_cflags, "-c", "cuda.cu", "-o", "cuda.cu.o", *flags.cuda_post_cflags]
+    chosen = any(flag in ("-ccbin", "--compiler-bindir") or flag.startswith("--compiler-bindir=")
+                 for flag in flags.cuda_cflags + flags.cuda_post_cflags)
+    host = [] if chosen else ["-ccbin", host_cxx]
+    return [*nvcc, *host, *flags.cuda_cflags, "-c", "cuda.cu", "-o", "cuda.cu.o",
+            *flags.cuda_post_cflags]
 
 
 def _link_command(cxx: str, objects: list[str], flags: StockFlags, module_name: str) -> list[str]:
@@ -202,9 +209,10 @@ def _unit_jobs(request: BuildRequest, cxx: str, cflags: list[str], pch: Path | N
     jobs: list[Job] = []
     final: list[Job] = []
     if request.cuda_sources:
-        plan = plan_nvcc(_cuda_command(flags), out_dir / "cuda.cu", out_dir)
+        command = _cuda_command(flags, cxx)
+        plan = plan_nvcc(command, out_dir / "cuda.cu", out_dir)
         if plan is None:  # unusual nvcc plan: let nvcc run it whole
-            jobs.append(functools.partial(_run, _cuda_command(flags), out_dir))
+            jobs.append(functools.partial(_run, command, out_dir))
         else:
             jobs += [functools.partial(plan.run, "host"), functools.partial(plan.run, "device")]
             final.append(functools.partial(plan.run, "final"))

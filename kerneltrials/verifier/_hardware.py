@@ -7,16 +7,7 @@ import os
 import platform
 from typing import Any
 
-
-def _cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo") as cpuinfo:
-            for line in cpuinfo:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
+from kerneltrials._cpuinfo import cpu_model
 
 
 @functools.cache
@@ -28,7 +19,7 @@ def hardware_fingerprint(backend: str) -> dict[str, Any]:
 
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     info: dict[str, Any] = {
-        "cpu": _cpu_model(),
+        "cpu": cpu_model(),
         "cores": cores,
         "machine": platform.machine(),
         "torch": torch.__version__,

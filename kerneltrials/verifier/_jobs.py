@@ -80,6 +80,7 @@ class WorkerJob:
         self.process = sandbox.start(spec)
         self.exit_info: ExitInfo | None = None
         self._ready = False  # the worker answered hello (its imports are done)
+        self._exit_asked = False
         try:  # buffered until the worker reads it; a worker that died shows at its first request
             send_hello(self.process.channel, self.nonce)
         except OSError:
@@ -135,12 +136,22 @@ class WorkerJob:
             raise ForgedReply(f"{self.role} worker sent a frame without the job nonce")
         return reply
 
+    def ask_to_exit(self) -> None:
+        """Send ``exit`` without waiting (closing several workers overlaps their exits)."""
+        if self.exit_info is not None or self._exit_asked:
+            return
+        self._exit_asked = True
+        try:
+            send_frame(self.process.channel, {"op": "exit"})
+        except OSError:
+            pass
+
     def close(self) -> ExitInfo:
         """Ask the worker to exit; kill it if it does not."""
         if self.exit_info is not None:
             return self.exit_info
+        self.ask_to_exit()
         try:
-            send_frame(self.process.channel, {"op": "exit"})
             recv_frame(self.process.channel, timeout_s=5)
         except (ChannelClosed, ChannelTimeout, MalformedFrame, OSError):
             pass

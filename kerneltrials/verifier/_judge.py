@@ -147,7 +147,7 @@ def judge_timing_reply(session: Session, config: ShapeConfig, reply: dict[str, A
         judge_policy(str(session.options.policy), list(spot.get("ops", [])),
                      session_reference_ops(session, config), f"{config.name} (timed)")
     outputs = torch.load(spot_path, weights_only=True)
-    pool = torch.load(session.path("private", f"pool-{config.name}.pt"), weights_only=True)
+    pool = session.reference_pool(config.name)
     atol, rtol = session.task.tolerance()
     for spot, output in zip(spots, outputs, strict=True):
         expected = pool[int(spot["pool"]) % len(pool)]
@@ -158,4 +158,4 @@ def judge_timing_reply(session: Session, config: ShapeConfig, reply: dict[str, A
 
 def session_reference_ops(session: Session, config: ShapeConfig) -> list[str]:
     """The reference's compute ops on ``config``, recorded during correctness."""
-    return list(getattr(session, "reference_ops", {}).get(config.name, []))
+    return list(session.reference_ops.get(config.name, []))

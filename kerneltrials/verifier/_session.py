@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kerneltrials._scratch import make_scratch_dir
 from kerneltrials.sandbox import Mount, Sandbox, resolve_sandbox
 from kerneltrials.tasks import ShapeConfig, TaskSpec
 from kerneltrials.verifier._compiler import cache_root
@@ -37,7 +37,7 @@ class Session:
     options: CheckOptions
     configs: list[ShapeConfig]
     hidden_seed: int
-    root: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="kt-check-")))
+    root: Path = field(default_factory=lambda: make_scratch_dir("check"))
     sandbox: Sandbox | None = None
     workers: list[WorkerJob] = field(default_factory=list)
     artifacts: list[dict[str, Any]] = field(default_factory=list)
@@ -46,6 +46,19 @@ class Session:
     isolation: dict[str, Any] = field(default_factory=dict)
     build_info: dict[str, Any] = field(default_factory=dict)
     durations_s: dict[str, float] = field(default_factory=dict)
+    #: The ATen ops the reference ran, per configuration (the candidate's must differ).
+    reference_ops: dict[str, list[str]] = field(default_factory=dict)
+    _pool: tuple[str, Any] | None = None  # the last configuration's reference outputs
+
+    def reference_pool(self, config_name: str) -> Any:
+        """The reference's outputs on the timing input pool of ``config_name`` (loaded
+        once per configuration; spot checks read it after every timed batch)."""
+        if self._pool is None or self._pool[0] != config_name:
+            import torch
+
+            path = self.path("private", f"pool-{config_name}.pt")
+            self._pool = (config_name, torch.load(path, weights_only=True))
+        return self._pool[1]
 
     def __post_init__(self) -> None:
         for name in ("candidate", "exchange", "private", "candidate-out"):
@@ -94,6 +107,8 @@ class Session:
         return Outcome(status, *reasons)
 
     def close(self) -> None:
+        for worker in self.workers:  # every worker tears torch down at once
+            worker.ask_to_exit()
         for worker in self.workers:
             worker.close()
         shutil.rmtree(self.root, ignore_errors=True)

@@ -15,7 +15,8 @@ import re
 
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
 _STRING = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'')
-_PREPROCESSOR = re.compile(r"^[ \t]*#[^\n]*(?:\\\n[^\n]*)*", re.MULTILINE)
+# A directive runs to the first newline not escaped by a backslash (multi-line macros).
+_PREPROCESSOR = re.compile(r"^[ \t]*#(?:\\\r?\n|\\.|[^\\\n])*", re.MULTILINE)
 _SPECIFIERS = re.compile(r"\b(?:static|inline|extern|TORCH_API|C10_API|__forceinline__)\b")
 _ATTRIBUTE = re.compile(r"\[\[.*?\]\]|__attribute__\s*\(\(.*?\)\)")
 # Words that show the text before "name(" is an expression or a declaration we do not

@@ -162,7 +162,7 @@ def _check_one_seed(session: Session, reference: WorkerJob, candidate: WorkerJob
     except (WorkerFailed, JobDied) as error:
         raise reference_failure(error, session.task.path) from error
     ops = sorted(set(ref_reply.get("ops", [])))
-    session.reference_ops = {**getattr(session, "reference_ops", {}), config.name: ops}  # type: ignore[attr-defined]
+    session.reference_ops[config.name] = ops
     judge_run_reply(session, config, reply, ops)
     judge_outputs(session, config, reply, paths, result)
 

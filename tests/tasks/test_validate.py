@@ -83,6 +83,22 @@ def test_gpu_profile_without_cuda_shape_checks_on_meta(write_task):
     assert report.runtime_ms == {}
 
 
+def test_gpu_profile_falls_back_to_cpu_for_ops_without_a_meta_kernel(write_task):
+    # nonzero's output shape depends on the values: meta cannot run it, the cpu can.
+    source = a_task_source(forward="torch.tanh(x) + torch.nonzero(x > 0).shape[0]")
+    report = validate_task(load_task(write_task("gpu_nonzero", source)), profile="gpu")
+    assert report.ok, [p for p in report.problems if p.severity == "error"]
+    assert any(p.code.startswith("meta:unsupported[") and p.severity == "warning"
+               for p in report.problems)
+
+
+def test_gpu_profile_fallback_still_reports_a_real_crash(write_task):
+    source = a_task_source(forward="torch.tanh(x) + torch.nonzero(x > 0).view(-1, 7)")
+    report = validate_task(load_task(write_task("gpu_nonzero_crash", source)), profile="gpu")
+    assert not report.ok
+    assert any(p.code.startswith("config:crash[") for p in report.problems)
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize("task_id", sorted(builtin_task_paths()))

@@ -71,6 +71,9 @@ class ModelNew(nn.Module):
 '''
 
 
-def candidate(function: str, init_args: str = "") -> str:
-    """A candidate module whose forward calls ``function`` of the shared extension."""
-    return _TEMPLATE.format(source=SHARED_CPP, function=function, init_args=init_args)
+def candidate(function: str, init_args: str = "", salt: str = "") -> str:
+    """A candidate module whose forward calls ``function`` of the shared extension; a
+    ``salt`` makes its C++ source (and so its build) unique."""
+    source = SHARED_CPP.replace("#include <cstdlib>", f"#include <cstdlib>\n// salt {salt}") \
+        if salt else SHARED_CPP
+    return _TEMPLATE.format(source=source, function=function, init_args=init_args)

@@ -48,6 +48,21 @@ def test_signatures_are_read_without_defaults_or_comments() -> None:
 
 
 @pytest.mark.timeout(10)
+def test_signatures_after_a_multi_line_macro_are_read() -> None:
+    # A macro continued over several lines (a CHECK helper, the usual prelude of a
+    # candidate) once hid the function after it and sent the build down the stock path.
+    source = """
+#define CHECK_F32(t) \\
+    TORCH_CHECK((t).is_contiguous() && (t).scalar_type() == torch::kFloat32, \\
+                #t " must be a contiguous float32 tensor")
+#define TWICE(x) ((x) + (x))
+torch::Tensor layernorm_rows(torch::Tensor x, double eps) { CHECK_F32(x); return x; }
+"""
+    assert find_signatures([source], ["layernorm_rows"]) == [
+        ("torch::Tensor", "torch::Tensor x, double eps")]
+
+
+@pytest.mark.timeout(10)
 @pytest.mark.parametrize("source", [
     "auto relu(torch::Tensor x) { return x; }",  # deduced return type
     "template <typename T> T relu(T x) { return x; }",
@@ -179,3 +194,21 @@ def test_openmp_candidate_builds_fast_and_runs_in_parallel_regions(isolated_cach
     expected = x * torch.arange(1, 65, dtype=torch.float32).unsqueeze(1)
     assert torch.equal(module.scaled_rows(x), expected)
     assert module.max_threads() >= 1
+
+
+@pytest.mark.timeout(10)
+def test_nvcc_uses_clang_as_host_compiler_unless_the_candidate_chose_one() -> None:
+    from kerneltrials.verifier._fastbuild import _cuda_command
+    from kerneltrials.verifier._stockflags import StockFlags
+
+    def flags(cuda_cflags: list[str]) -> StockFlags:
+        return StockFlags(cxx=["c++"], cflags=[], post_cflags=[], ldflags=[], nvcc=["nvcc"],
+                          cuda_cflags=cuda_cflags, cuda_post_cflags=["--use_fast_math"])
+
+    ours = _cuda_command(flags(["-O3"]), "/usr/bin/clang++-19")
+    assert ours[:3] == ["nvcc", "-ccbin", "/usr/bin/clang++-19"]
+    assert ours[3:] == ["-O3", "-c", "cuda.cu", "-o", "cuda.cu.o", "--use_fast_math"]
+    for chosen in (["-ccbin", "g++-12"], ["--compiler-bindir=/opt/gcc/bin"]):
+        command = _cuda_command(flags(chosen), "/usr/bin/clang++-19")
+        assert command.count("-ccbin") == chosen.count("-ccbin"), command
+        assert "/usr/bin/clang++-19" not in command

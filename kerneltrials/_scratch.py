@@ -1,0 +1,45 @@
+"""Temporary directories that a killed harness process does not leave behind.
+
+Each directory's name carries the pid of the process that made it
+(``kt-<kind>-<pid>-<random>``). A process that dies by SIGKILL cannot clean up, so every
+new directory of a kind first removes the ones whose owner is gone: a killed ``eval``, a
+lost Ray worker or an interrupted test leaves litter only until the next check runs.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+from pathlib import Path
+
+_OWNED = re.compile(r"^kt-(?P<kind>[a-z]+)-(?P<pid>\d+)-[^-/]+$")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's live process
+        return True
+    return True
+
+
+def sweep_orphans(kind: str, parent: Path | None = None) -> list[Path]:
+    """Remove the ``kind`` directories whose owning process has exited; returns them."""
+    removed = []
+    for entry in (parent or Path(tempfile.gettempdir())).glob(f"kt-{kind}-*"):
+        match = _OWNED.match(entry.name)
+        if match is None or match["kind"] != kind or _alive(int(match["pid"])):
+            continue
+        shutil.rmtree(entry, ignore_errors=True)
+        removed.append(entry)
+    return removed
+
+
+def make_scratch_dir(kind: str, parent: Path | None = None) -> Path:
+    """A fresh private directory ``kt-<kind>-<pid>-*`` (after sweeping dead owners')."""
+    sweep_orphans(kind, parent)
+    return Path(tempfile.mkdtemp(prefix=f"kt-{kind}-{os.getpid()}-", dir=parent))

@@ -1,0 +1,38 @@
+"""``kerneltrials doctor`` reports what this machine really has, with a fix for each gap."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from kerneltrials.verifier._fastbuild import find_fast_cxx
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def _doctor(env: dict[str, str] | None = None) -> dict[str, dict]:
+    command = [sys.executable, "-m", "kerneltrials.cli", "doctor", "--json"]
+    output = subprocess.run(command, capture_output=True, text=True, check=True, env=env).stdout
+    return {f"{item['area']}/{item['name']}": item for item in json.loads(output)}
+
+
+def test_doctor_reports_the_compilers_the_builds_use() -> None:
+    findings = _doctor()
+    assert findings["compilers/c++"]["ok"] == (shutil.which("c++") is not None)
+    fast = findings["compilers/clang++ (fast builds)"]
+    assert fast["ok"] == (find_fast_cxx() is not None)
+    if fast["ok"]:
+        assert fast["detail"].startswith(str(find_fast_cxx())) and "clang version" in fast["detail"]
+    for finding in findings.values():  # every gap says how to close it
+        assert finding["ok"] or finding["fix"] or finding["name"] == "missing", finding
+
+
+def test_doctor_follows_the_fast_compiler_override() -> None:
+    env = {**os.environ, "KERNELTRIALS_CXX": "stock"}  # the fast path switched off
+    fast = _doctor(env)["compilers/clang++ (fast builds)"]
+    assert not fast["ok"] and "clang" in fast["fix"]

@@ -1,0 +1,106 @@
+"""The parent-side output comparison, on hand-made tensors (no worker, no build)."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from kerneltrials.verifier._compare import Comparison, compare_outputs, compare_tensor, is_constant
+
+pytestmark = pytest.mark.timeout(30)
+ATOL = RTOL = 1e-2
+
+
+def _compare(reference: torch.Tensor, candidate: torch.Tensor) -> Comparison:
+    result = Comparison()
+    compare_tensor(reference, candidate, ATOL, RTOL, result)
+    return result
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_within_tolerance_passes_and_just_outside_fails(dtype: torch.dtype) -> None:
+    reference = torch.linspace(-4, 4, 1001, dtype=torch.float64)
+    inside = reference + 0.5 * (ATOL + RTOL * reference.abs())
+    outside = reference.clone()
+    outside[500] += 3 * (ATOL + RTOL * abs(float(reference[500])))
+    assert _compare(reference.to(dtype), inside.to(dtype)).passed
+    failed = _compare(reference.to(dtype), outside.to(dtype))
+    assert not failed.passed and failed.reasons[0].startswith("correctness:max_abs_err=")
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_half_precision_outputs_are_compared_in_float32(dtype: torch.dtype) -> None:
+    reference = torch.randn(256).to(dtype)
+    assert _compare(reference, reference.clone()).passed
+    wrong = reference.clone()
+    wrong[0] += 1
+    assert not _compare(reference, wrong).passed
+
+
+def test_the_inputs_are_never_modified() -> None:
+    reference, candidate = torch.randn(64), torch.randn(64)
+    kept = (reference.clone(), candidate.clone())
+    _compare(reference, candidate)
+    assert torch.equal(reference, kept[0]) and torch.equal(candidate, kept[1])
+
+
+def test_nan_or_inf_where_the_reference_is_finite_fails() -> None:
+    reference = torch.randn(100)
+    for bad in (float("nan"), float("inf"), float("-inf")):
+        candidate = reference.clone()
+        candidate[7] = bad
+        assert _compare(reference, candidate).reasons == ["correctness:nan_or_inf[output]"]
+
+
+def test_nonfinite_values_must_match_the_references() -> None:
+    reference = torch.randn(100)
+    reference[[3, 9]] = torch.tensor([float("nan"), float("inf")])
+    assert _compare(reference, reference.clone()).passed
+    flipped = reference.clone()
+    flipped[9] = float("-inf")
+    assert _compare(reference, flipped).reasons == ["correctness:nonfinite_mismatch[output]"]
+    made_finite = reference.clone()
+    made_finite[3] = 0.0
+    assert _compare(reference, made_finite).reasons == ["correctness:nonfinite_mismatch[output]"]
+
+
+def test_a_difference_that_overflows_float32_still_fails_with_its_size() -> None:
+    reference = torch.full((4,), 3e38)
+    result = _compare(reference, -reference)
+    assert not result.passed and result.max_abs_err == pytest.approx(6e38, rel=1e-3)
+
+
+def test_a_constant_output_fails_unless_the_reference_is_constant() -> None:
+    reference = torch.randn(50)
+    result = _compare(reference, torch.zeros(50))
+    assert result.reasons[0].startswith("correctness:constant_output[output]")
+    assert _compare(torch.zeros(50), torch.zeros(50)).passed
+
+
+def test_is_constant_needs_equal_finite_elements() -> None:
+    assert is_constant(torch.full((3, 3), 2.5))
+    assert not is_constant(torch.tensor([1.0, 1.0, 1.0000001]))
+    assert not is_constant(torch.full((4,), float("inf")))
+    assert not is_constant(torch.tensor([float("nan"), float("nan")]))
+    assert not is_constant(torch.tensor([5.0]))
+
+
+def test_complex_outputs_compare_both_parts() -> None:
+    reference = torch.randn(20, dtype=torch.complex64)
+    candidate = reference.clone()
+    assert _compare(reference, candidate).passed
+    candidate[4] += 1j
+    assert not _compare(reference, candidate).passed
+
+
+def test_dtype_shape_integers_and_structure() -> None:
+    reference = torch.arange(6)
+    assert _compare(reference, reference.clone()).passed
+    assert _compare(reference, reference + (reference == 5)).reasons == [
+        "correctness:values_differ[output]"]
+    assert _compare(reference.float(), reference.double()).reasons[0].startswith(
+        "correctness:dtype[output]")
+    assert _compare(reference.float(), reference.float().view(2, 3)).reasons[0].startswith(
+        "correctness:shape[output]=(2,3)")
+    result = compare_outputs((reference.float(),), [reference.float(), reference.float()], ATOL, RTOL)
+    assert result.reasons[0].startswith("correctness:output_structure")
