@@ -42,8 +42,6 @@ def parse_cpuinfo(text: str) -> dict[str, Any]:
     }
 
 
-
-
 def cpu_model(cpuinfo_path: Path = Path("/proc/cpuinfo")) -> str:
     """The CPU's model name; the platform's own description when /proc has none."""
     try:

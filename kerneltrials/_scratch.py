@@ -14,7 +14,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-_OWNED = re.compile(r"^kt-(?P<kind>[a-z]+)-(?P<pid>\d+)-[^-/]+$")
+_OWNED_SUFFIX = re.compile(r"(?P<pid>\d+)-[^-/]+")  # after "kt-<kind>-"
 
 
 def _alive(pid: int) -> bool:
@@ -30,9 +30,10 @@ def _alive(pid: int) -> bool:
 def sweep_orphans(kind: str, parent: Path | None = None) -> list[Path]:
     """Remove the ``kind`` directories whose owning process has exited; returns them."""
     removed = []
-    for entry in (parent or Path(tempfile.gettempdir())).glob(f"kt-{kind}-*"):
-        match = _OWNED.match(entry.name)
-        if match is None or match["kind"] != kind or _alive(int(match["pid"])):
+    prefix = f"kt-{kind}-"
+    for entry in (parent or Path(tempfile.gettempdir())).glob(prefix + "*"):
+        match = _OWNED_SUFFIX.fullmatch(entry.name[len(prefix):])
+        if match is None or _alive(int(match["pid"])):
             continue
         shutil.rmtree(entry, ignore_errors=True)
         removed.append(entry)

@@ -17,3 +17,10 @@ def version_lines(tool: str) -> tuple[str, ...] | None:
     lines = tuple(line.strip() for line in (result.stdout or result.stderr).splitlines()
                   if line.strip())
     return lines if result.returncode == 0 else None
+
+
+def version_line(tool: str, last: bool = False) -> str | None:
+    """The line naming the version: the first (the last for nvcc); None when ``tool`` is
+    missing, fails or prints nothing."""
+    lines = version_lines(tool)
+    return (lines[-1] if last else lines[0]) if lines else None

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from kerneltrials._toolversion import version_lines
+from kerneltrials._toolversion import version_line, version_lines
 
 
 @dataclass(frozen=True)
@@ -29,11 +29,6 @@ class Finding:
         return asdict(self)
 
 
-def _version(tool: str) -> str | None:
-    lines = version_lines(tool)
-    return lines[0] if lines else None
-
-
 def _nvcc_release(nvcc: str) -> str | None:
     return next((line for line in version_lines(nvcc) or () if "release" in line), None)
 
@@ -41,14 +36,14 @@ def _nvcc_release(nvcc: str) -> str | None:
 def compiler_findings() -> list[Finding]:
     from kerneltrials.verifier._fastbuild import find_fast_cxx, find_linker
 
-    version = _version("c++")
+    version = version_line("c++")
     findings = [Finding("compilers", "c++", version is not None, version or "not found",
                         "" if version else "apt-get install g++")]
     fast = find_fast_cxx()  # what the fast build path will really use
     fast_fix = ("" if fast else "apt-get install clang-19 libomp-19-dev (builds ~5x faster; "
                 "or set KERNELTRIALS_CXX to a clang++ >= 15)")
     findings.append(Finding("compilers", "clang++ (fast builds)", fast is not None,
-                            f"{fast} ({_version(fast)})" if fast else "not found", fast_fix))
+                            f"{fast} ({version_line(fast)})" if fast else "not found", fast_fix))
     linker = find_linker()
     findings.append(Finding("compilers", "fast linker", linker is not None, linker or "not found",
                             "" if linker else "apt-get install lld-19 (optional: ~0.1 s a link)"))

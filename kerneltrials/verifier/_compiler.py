@@ -10,14 +10,13 @@ Design and measurements: docs/design/builds.md.
 
 from __future__ import annotations
 
-import functools
 import os
 import shutil
 import subprocess
 import time
 from pathlib import Path
 
-from kerneltrials._toolversion import version_lines
+from kerneltrials._toolversion import version_line
 from kerneltrials.verifier._build import BuildArtifact, BuildRequest, CompileError
 from kerneltrials.verifier._buildcache import BuildCache, resolve_max_bytes
 from kerneltrials.verifier._fastbuild import build_fast, fast_toolchain
@@ -42,11 +41,9 @@ def toolchain_root(root: Path | None = None) -> Path:
     return Path(chosen) if chosen else (root or cache_root()) / TOOLCHAIN_DIR
 
 
-@functools.cache
 def _version_key(tool: str, last: bool = False) -> str:
     """The line of ``tool --version`` that names its version (nvcc's is the last)."""
-    lines = version_lines(tool)
-    return "absent" if lines is None else (lines[-1] if last else lines[0])
+    return version_line(tool, last) or "absent"
 
 
 def ensure_cuda_home() -> str:

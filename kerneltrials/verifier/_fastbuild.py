@@ -29,7 +29,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from kerneltrials._toolversion import version_lines
+from kerneltrials._toolversion import version_line
 from kerneltrials.verifier._build import BuildRequest
 from kerneltrials.verifier._buildcache import BuildCache
 from kerneltrials.verifier._nvccsteps import plan_nvcc
@@ -49,8 +49,7 @@ class FastPathUnavailable(Exception):
 
 
 def _version_line(compiler: str) -> str:
-    lines = version_lines(compiler)
-    return lines[0] if lines else ""
+    return version_line(compiler) or ""
 
 
 def find_fast_cxx() -> str | None:

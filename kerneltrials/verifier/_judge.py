@@ -89,7 +89,8 @@ def judge_outputs(session: Session, config: ShapeConfig, reply: dict[str, Any],
         result.detail = result.detail or reasons[0]
         session.reasons += [f"{reason} on {config.name}" for reason in reasons]
         return
-    _judge_readdressed(produced.get("readdressed"), paths["pool"], atol, rtol, config)
+    _judge_readdressed(produced.get("readdressed"), session.reference_pool(config.name), atol,
+                       rtol, config)
     _judge_replays(produced.get("replays") or [], reply.get("replays", []), outputs[0], config)
     share = reply.get("custom_share")
     if isinstance(share, float | int):
@@ -97,11 +98,11 @@ def judge_outputs(session: Session, config: ShapeConfig, reply: dict[str, Any],
         result.custom_shares = shares  # type: ignore[attr-defined]
 
 
-def _judge_readdressed(output: Any, pool_path: str, atol: float, rtol: float,
+def _judge_readdressed(output: Any, pool: Any, atol: float, rtol: float,
                        config: ShapeConfig) -> None:
     if output is None:
         return
-    expected = torch.load(pool_path, weights_only=True)[0]
+    expected = pool[0]
     if not compare_outputs(expected, output, atol, rtol).passed:
         raise reject(f"integrity:stale_output_same_address:new values written into the same "
                      f"input buffers gave a wrong output on {config.name} (cached by address?)")

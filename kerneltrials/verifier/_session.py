@@ -48,16 +48,20 @@ class Session:
     durations_s: dict[str, float] = field(default_factory=dict)
     #: The ATen ops the reference ran, per configuration (the candidate's must differ).
     reference_ops: dict[str, list[str]] = field(default_factory=dict)
-    _pool: tuple[str, Any] | None = None  # the last configuration's reference outputs
+    #: The last configuration's reference pool outputs, as (configuration, outputs).
+    _pool: tuple[str, Any] | None = field(default=None, init=False, repr=False)
+
+    def pool_path(self, config_name: str) -> str:
+        """Where the reference writes its outputs on ``config_name``'s timing input pool."""
+        return self.path("private", f"pool-{config_name}.pt")
 
     def reference_pool(self, config_name: str) -> Any:
-        """The reference's outputs on the timing input pool of ``config_name`` (loaded
-        once per configuration; spot checks read it after every timed batch)."""
+        """Those outputs, loaded once per configuration (the readdressed check and the
+        spot check after every timed batch all read them)."""
         if self._pool is None or self._pool[0] != config_name:
             import torch
 
-            path = self.path("private", f"pool-{config_name}.pt")
-            self._pool = (config_name, torch.load(path, weights_only=True))
+            self._pool = (config_name, torch.load(self.pool_path(config_name), weights_only=True))
         return self._pool[1]
 
     def __post_init__(self) -> None:

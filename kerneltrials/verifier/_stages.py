@@ -129,7 +129,7 @@ def _setup_config(session: Session, reference: WorkerJob, candidate: WorkerJob,
     try:
         reference.request("setup", session.options.call_timeout_s, **fields)
         reference.request("pool_reference", session.options.call_timeout_s, config=config.name,
-                          path=session.path("private", f"pool-{config.name}.pt"))
+                          path=session.pool_path(config.name))
     except (WorkerFailed, JobDied) as error:
         raise reference_failure(error, session.task.path) from error
     try:
@@ -143,8 +143,7 @@ def _check_one_seed(session: Session, reference: WorkerJob, candidate: WorkerJob
     tag = f"{config.name}-{seed}"
     paths = {"inputs": session.path("exchange", f"inputs-{tag}.pt"),
              "reference": session.path("private", f"reference-{tag}.pt"),
-             "outputs": session.path("candidate-out", f"outputs-{tag}.pt"),
-             "pool": session.path("private", f"pool-{config.name}.pt")}
+             "outputs": session.path("candidate-out", f"outputs-{tag}.pt")}
     timeout = session.options.call_timeout_s
     try:
         reference.request("inputs", timeout, config=config.name, seed=seed, path=paths["inputs"])
