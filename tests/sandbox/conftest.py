@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -65,8 +66,13 @@ def container_engine() -> Engine:
         pytest.skip(
             f"no container engine script at {ENGINE_SCRIPT} (set KERNELTRIALS_ENGINE_SCRIPT)"
         )
+    # The engine keeps the directory it starts in, and conmon drops an empty ``oom`` file
+    # there whenever a container hits its memory limit: never let that be the checkout.
+    engine_cwd = Path(tempfile.gettempdir()) / "kt-engine-cwd"
+    engine_cwd.mkdir(exist_ok=True)
     result = subprocess.run(
-        ["bash", str(ENGINE_SCRIPT)], capture_output=True, text=True, timeout=600
+        ["bash", str(ENGINE_SCRIPT)], capture_output=True, text=True, timeout=600,
+        cwd=engine_cwd,
     )
     if result.returncode != 0:
         pytest.fail(f"{ENGINE_SCRIPT} failed: {result.stderr.strip()}")

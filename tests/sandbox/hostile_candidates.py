@@ -135,12 +135,14 @@ torch::Tensor attack_segv(torch::Tensor x, std::string unused) {
 // Everything the candidate can learn about environments, in the exception message
 // (which reaches the verdict's reasons).
 torch::Tensor attack_env_dump(torch::Tensor x, std::string unused) {
-    std::string seen = "attack_env_dump:\n[environ]\n";
-    for (char** entry = environ; *entry != nullptr; ++entry) seen += std::string(*entry) + "\n";
+    // The getenv lines go first: a long reason keeps its head and tail, so they always survive.
+    std::string seen = "attack_env_dump:\n";
     for (const char* name : {"OPENAI_API_KEY", "KERNELTRIALS_NONCE"}) {
         const char* value = std::getenv(name);
         seen += std::string("[getenv ") + name + "] " + (value ? value : "(unset)") + "\n";
     }
+    seen += "[environ]\n";
+    for (char** entry = environ; *entry != nullptr; ++entry) seen += std::string(*entry) + "\n";
     const std::string paths[] = {"/proc/self/environ", "/proc/1/environ",
                                  "/proc/" + std::to_string(getppid()) + "/environ"};
     for (const std::string& path : paths) seen += "[" + path + "]\n" + hostile::read_all(path) + "\n";
