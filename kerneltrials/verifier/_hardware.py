@@ -16,6 +16,7 @@ def hardware_fingerprint(backend: str) -> dict[str, Any]:
     import torch
 
     from kerneltrials.verifier._compiler import toolchain_fingerprint
+    from kerneltrials.verifier._openmp import openmp_label
 
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     info: dict[str, Any] = {
@@ -26,6 +27,8 @@ def hardware_fingerprint(backend: str) -> dict[str, Any]:
         "python": platform.python_version(),
         "toolchain": toolchain_fingerprint(backend),
     }
+    if backend == "cpu":  # the runtime both timed sides run on changes CPU timings
+        info["openmp"] = openmp_label(backend)
     if backend == "cuda" and torch.cuda.is_available():
         info["gpu"] = torch.cuda.get_device_name(0)
         info["cuda"] = torch.version.cuda

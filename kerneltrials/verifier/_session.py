@@ -12,6 +12,7 @@ from kerneltrials.sandbox import Mount, Sandbox, resolve_sandbox
 from kerneltrials.tasks import ShapeConfig, TaskSpec
 from kerneltrials.verifier._compiler import cache_root
 from kerneltrials.verifier._jobs import WorkerJob
+from kerneltrials.verifier._openmp import worker_env
 from kerneltrials.verifier._options import CheckOptions
 from kerneltrials.verifier.verdict import ConfigResult, Status
 
@@ -100,6 +101,8 @@ class Session:
         # The worker's HOME is its scratch dir: name the cache explicitly, or a worker
         # without KERNELTRIALS_CACHE would look under its own, empty, HOME.
         env = {"KERNELTRIALS_CACHE": str(cache_root().parent)}
+        if role != "build":  # both timed sides on one OpenMP runtime; compilers untouched
+            env.update(worker_env(self.options.backend))
         job = WorkerJob(self.sandbox, role, self.root, self.mounts_for(role),
                         self.options.limits(timeout_s), extra_env=env)
         self.workers.append(job)

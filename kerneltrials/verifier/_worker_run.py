@@ -28,6 +28,7 @@ import torch
 from kerneltrials.verifier._faults import WorkerFault
 from kerneltrials.verifier._guards import ComputeRecorder, perturbed_malloc, poison_free_memory
 from kerneltrials.verifier._integrity import integrity_changes, integrity_snapshot
+from kerneltrials.verifier._openmp import rest_threads
 from kerneltrials.verifier._timing import time_calls
 from kerneltrials.verifier._worker_ops import (
     ConfigState,
@@ -222,6 +223,7 @@ def time_op(state: WorkerState, request: dict[str, Any]) -> dict[str, Any]:
     reply: dict[str, Any] = {"times_ms": times_ms}
     if state.role == "candidate":
         reply.update(_candidate_timing_report(state, config, kept, recorders, request))
+    rest_threads()  # the other side is timed next: this pool must not hold the cores
     return reply
 
 
