@@ -47,6 +47,7 @@ def compiler_findings() -> list[Finding]:
     linker = find_linker()
     findings.append(Finding("compilers", "fast linker", linker is not None, linker or "not found",
                             "" if linker else "apt-get install lld-19 (optional: ~0.1 s a link)"))
+    findings.append(_openmp_finding(fast))
     cuda_home = os.environ.get("CUDA_HOME") or "/usr/local/cuda-13.0"
     nvcc = Path(cuda_home) / "bin" / "nvcc"
     nvcc_path = str(nvcc) if nvcc.exists() else shutil.which("nvcc")
@@ -55,6 +56,23 @@ def compiler_findings() -> list[Finding]:
         "compilers", "nvcc", release is not None, f"{nvcc_path} ({release})" if release else
         "not found", "" if release else "install the CUDA toolkit and set CUDA_HOME"))
     return findings
+
+
+def _openmp_finding(fast_cxx: str | None) -> Finding:
+    """The OpenMP runtime CPU timings run on (docs/design/timing.md)."""
+    from kerneltrials.verifier._openmp import OPENMP_ENV, preloaded_openmp
+
+    name = "OpenMP runtime (CPU timing)"
+    library = preloaded_openmp("cpu")
+    if library:
+        return Finding("compilers", name, True, f"libomp preloaded in both timed workers ({library})")
+    if os.environ.get(OPENMP_ENV, "").strip() == "native":
+        return Finding("compilers", name, True, f"native ({OPENMP_ENV}=native): OpenMP "
+                       "candidates run libomp beside torch's libgomp")
+    if fast_cxx is None:
+        return Finding("compilers", name, True, "native: stock g++ builds link torch's libgomp")
+    return Finding("compilers", name, False, "libomp.so.5 not found for the fast compiler",
+                   "apt-get install libomp5-19 (else CPU timings of OpenMP candidates are unstable)")
 
 
 def device_findings() -> list[Finding]:

@@ -94,8 +94,7 @@ def judge_outputs(session: Session, config: ShapeConfig, reply: dict[str, Any],
     _judge_replays(produced.get("replays") or [], reply.get("replays", []), outputs[0], config)
     share = reply.get("custom_share")
     if isinstance(share, float | int):
-        shares = [*getattr(result, "custom_shares", []), float(share)]
-        result.custom_shares = shares  # type: ignore[attr-defined]
+        result.custom_shares.append(float(share))
 
 
 def _judge_readdressed(output: Any, pool: Any, atol: float, rtol: float,

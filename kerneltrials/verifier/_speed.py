@@ -22,7 +22,7 @@ DEFAULT_PEAKS = {"cpu": (1.0e12, 2.0e13), "cuda": (1.0e13, 5.0e15)}
 
 def custom_share(results: list[ConfigResult]) -> float | None:
     """Median over configurations and seeds of the time share inside compiled functions."""
-    shares = [share for result in results for share in getattr(result, "custom_shares", [])]
+    shares = [share for result in results for share in result.custom_shares]
     return statistics.median(shares) if shares else None
 
 

@@ -57,6 +57,8 @@ class ConfigResult(BaseModel):
     max_norm_err: float | None = None  # max|out-ref| / max(max|ref|, tiny)
     detail: str | None = None  # first failure on this configuration, if any
     times_ms: dict[str, TimingStats] = Field(default_factory=dict)  # candidate / eager / compile
+    #: Per input seed: time inside compiled calls / ``forward`` time (docs/design/anticheat.md).
+    custom_shares: list[float] = Field(default_factory=list)
 
 
 class Verdict(BaseModel):

@@ -36,3 +36,14 @@ def test_doctor_follows_the_fast_compiler_override() -> None:
     env = {**os.environ, "KERNELTRIALS_CXX": "stock"}  # the fast path switched off
     fast = _doctor(env)["compilers/clang++ (fast builds)"]
     assert not fast["ok"] and "clang" in fast["fix"]
+
+
+def test_doctor_names_the_openmp_runtime_cpu_timings_run_on() -> None:
+    name = "compilers/OpenMP runtime (CPU timing)"
+    default = _doctor()[name]
+    native = _doctor({**os.environ, "KERNELTRIALS_OPENMP": "native"})[name]
+    assert native["ok"] and "native" in native["detail"]
+    if find_fast_cxx() is not None:
+        assert default["ok"] and "libomp.so.5" in default["detail"], default
+    else:
+        assert "native" in default["detail"]

@@ -48,8 +48,11 @@ def test_time_below_the_speed_of_light_is_flagged() -> None:
 
 
 def test_custom_share_is_the_median_over_configurations() -> None:
-    results = [ConfigResult(name=f"c{i}", kind="public", params={}, passed=True) for i in range(3)]
-    for result, shares in zip(results, ([0.2, 0.4], [0.9], []), strict=True):
-        result.custom_shares = shares  # type: ignore[attr-defined]
+    results = [ConfigResult(name=f"c{i}", kind="public", params={}, passed=True,
+                            custom_shares=shares)
+               for i, shares in enumerate(([0.2, 0.4], [0.9], []))]
     assert custom_share(results) == pytest.approx(0.4)
+    # Stored verdicts written before the field existed still load, with no shares.
+    old = ConfigResult.model_validate({"name": "c", "kind": "public", "params": {}, "passed": True})
+    assert old.custom_shares == [] and custom_share([old]) is None
     assert custom_share([]) is None
