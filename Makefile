@@ -27,8 +27,8 @@ system-packages:
 # independent checks that share nothing but the build cache: two at a time. The rest runs
 # one test at a time (sandbox and scheduler tests watch process counts and timings).
 test: venv system-packages
-	$(BIN)/python -m pytest -q -p no:cacheprovider -n 2 tests/tasks
-	$(BIN)/python -m pytest -q -p no:cacheprovider --ignore=tests/tasks
+	$(BIN)/python -m pytest -q -p no:cacheprovider --durations=15 -n 2 tests/tasks
+	$(BIN)/python -m pytest -q -p no:cacheprovider --durations=25 --ignore=tests/tasks
 
 test-fast: venv
 	$(BIN)/python -m pytest -q -m "not slow and not docker" -p no:cacheprovider

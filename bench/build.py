@@ -48,6 +48,10 @@ CANDIDATES: list[dict] = [
     {"name": "cuda_matmul_large", "file": "matmul_tiled.cu", "functions": ["matmul_bias_relu_cuda"],
      "decl": "torch::Tensor matmul_bias_relu_cuda(torch::Tensor a, torch::Tensor b, torch::Tensor bias);",
      "extra_cuda_cflags": ["-O3", "--use_fast_math"]},
+    {"name": "cuda_dispatch_half", "file": "dispatch_half.cu", "functions": ["gelu_scale_cuda"],
+     "decl": "torch::Tensor gelu_scale_cuda(torch::Tensor x, double alpha);"},
+    {"name": "cuda_rowsum_accessor", "file": "rowsum_accessor.cu", "functions": ["rowsum_cuda"],
+     "decl": "torch::Tensor rowsum_cuda(torch::Tensor x);", "extra_cuda_cflags": ["-O3"]},
 ]
 
 
@@ -126,6 +130,12 @@ def prepare_pchs(specs: list[dict]) -> dict[str, float]:
     return firsts
 
 
+def _path_of(details: dict) -> str:
+    """``fast``/``stock``, and for CUDA whether the source was split (``fast+split``)."""
+    units = str(details.get("cuda_units", ""))
+    return str(details.get("path", "?")) + (f"+{units.split(':')[0]}" if units else "")
+
+
 def run(specs: list[dict]) -> list[dict]:
     rows = []
     with tempfile.TemporaryDirectory(prefix="kt-bench-") as tmp:
@@ -141,7 +151,7 @@ def run(specs: list[dict]) -> list[dict]:
             rows.append({"name": spec["name"], "stock_s": stock_s, "cold_s": cold_s,
                          "warm_s": warm_s, "pch_s": firsts[spec["name"]],
                          "stock_cpu_s": stock_cpu_s, "cold_cpu_s": cold_cpu_s,
-                         "path": details.get("path", "?"), "load": os.getloadavg()[0]})
+                         "path": _path_of(details), "load": os.getloadavg()[0]})
             print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
     return rows
 

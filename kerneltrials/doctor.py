@@ -55,7 +55,25 @@ def compiler_findings() -> list[Finding]:
     findings.append(Finding(
         "compilers", "nvcc", release is not None, f"{nvcc_path} ({release})" if release else
         "not found", "" if release else "install the CUDA toolkit and set CUDA_HOME"))
+    findings.append(_cuda_split_finding(fast))
     return findings
+
+
+def _cuda_split_finding(fast_cxx: str | None) -> Finding:
+    """CUDA sources as a host unit (clang) and a device unit (nvcc): docs/design/builds.md."""
+    from kerneltrials.verifier._cudaunits import is_split_enabled
+
+    name = "CUDA split builds"
+    if not is_split_enabled():
+        return Finding("compilers", name, False, "off (KERNELTRIALS_CUDA_SPLIT=0)",
+                       "unset KERNELTRIALS_CUDA_SPLIT (CUDA builds ~3x faster)")
+    tools = [tool for tool in ("nm", "c++filt") if shutil.which(tool) is None]
+    if fast_cxx is None or tools:
+        missing = ", ".join(tools + ([] if fast_cxx else ["clang++ >= 15"]))
+        return Finding("compilers", name, False, f"unavailable: {missing} not found",
+                       "apt-get install binutils clang-19")
+    return Finding("compilers", name, True, "on: host code by clang with the torch PCH, "
+                   "kernels by nvcc without torch's headers")
 
 
 def _openmp_finding(fast_cxx: str | None) -> Finding:

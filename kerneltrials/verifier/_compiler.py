@@ -114,7 +114,7 @@ def _build_into(request: BuildRequest, module_name: str, out_dir: Path,
     """Fast path first; the stock build when it is unavailable or fails."""
     started = time.perf_counter()
     try:
-        build_fast(request, module_name, out_dir, toolchain)
+        build_fast(request, module_name, out_dir, toolchain, details)
         details["path"] = "fast"
     except Exception as reason:  # noqa: BLE001 - any fast-path failure: stock decides
         # A candidate that stock compiles must compile here, and an unexpected error in

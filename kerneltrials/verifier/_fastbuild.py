@@ -25,22 +25,22 @@ import os
 import re
 import shutil
 import subprocess
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from kerneltrials._toolversion import version_line
 from kerneltrials.verifier._build import BuildRequest
 from kerneltrials.verifier._buildcache import BuildCache
+from kerneltrials.verifier._cudasplit import SplitUnavailable
+from kerneltrials.verifier._cudaunits import compile_split, is_split_enabled
 from kerneltrials.verifier._nvccsteps import plan_nvcc
 from kerneltrials.verifier._signatures import find_signatures
 from kerneltrials.verifier._stockflags import StockFlags, stock_flags
 
 BINDING_NAME = "kerneltrials_binding"  # TORCH_EXTENSION_NAME in every unit: PCHs stay valid
-PIPELINE_VERSION = "fast-3"  # bump when the produced library could change
+PIPELINE_VERSION = "fast-4"  # bump when the produced library could change
 MAX_JOBS = 2  # never more than two compilers at once on these machines
 _CLANG_NAMES = ("clang++-19", "clang++-20", "clang++-18", "clang++-17", "clang++-16", "clang++")
-Job = Callable[[], object]
 _USING_LINE = re.compile(r"^[ \t]*using\s+(?:namespace\s+)?[\w:]+\s*;", re.MULTILINE)
 
 
@@ -171,7 +171,8 @@ def ensure_binding(cxx: str, cflags: list[str], pch: Path | None, source: str,
     return entry / "binding.cpp.o"
 
 
-def _cuda_command(flags: StockFlags, host_cxx: str) -> list[str]:
+def _cuda_command(flags: StockFlags, host_cxx: str, source: str = "cuda.cu",
+                  extra: tuple[str, ...] | list[str] = ()) -> list[str]:
     """nvcc as stock runs it, with clang as its host compiler unless the candidate chose one.
 
     clang parses torch's headers faster than g++ in each of nvcc's host-side steps
@@ -181,7 +182,7 @@ def _cuda_command(flags: StockFlags, host_cxx: str) -> list[str]:
     chosen = any(flag in ("-ccbin", "--compiler-bindir") or flag.startswith("--compiler-bindir=")
                  for flag in flags.cuda_cflags + flags.cuda_post_cflags)
     host = [] if chosen else ["-ccbin", host_cxx]
-    return [*nvcc, *host, *flags.cuda_cflags, "-c", "cuda.cu", "-o", "cuda.cu.o",
+    return [*nvcc, *host, *extra, *flags.cuda_cflags, "-c", source, "-o", source + ".o",
             *flags.cuda_post_cflags]
 
 
@@ -202,29 +203,49 @@ def write_sources(request: BuildRequest, out_dir: Path, stubs: str) -> None:
         (out_dir / "cuda.cu").write_text("\n".join(cuda + list(request.cuda_sources)))
 
 
-def _unit_jobs(request: BuildRequest, cxx: str, cflags: list[str], pch: Path | None,
-               flags: StockFlags, out_dir: Path) -> tuple[list[Job], list[Job]]:
-    """The compile jobs for one build, longest first, and the nvcc steps that follow them."""
-    jobs: list[Job] = []
-    final: list[Job] = []
-    if request.cuda_sources:
-        command = _cuda_command(flags, cxx)
-        plan = plan_nvcc(command, out_dir / "cuda.cu", out_dir)
-        if plan is None:  # unusual nvcc plan: let nvcc run it whole
-            jobs.append(functools.partial(_run, command, out_dir))
-        else:
-            jobs += [functools.partial(plan.run, "host"), functools.partial(plan.run, "device")]
-            final.append(functools.partial(plan.run, "final"))
-    jobs.append(functools.partial(_run, _compile_command(cxx, cflags, pch, "main.cpp"), out_dir))
-    return jobs, final
+def _compile_cuda_whole(flags: StockFlags, cxx: str, out_dir: Path) -> list[str]:
+    """nvcc on stock's cuda.cu, its host and device halves at once when the plan allows."""
+    command = _cuda_command(flags, cxx)
+    plan = plan_nvcc(command, out_dir / "cuda.cu", out_dir)
+    if plan is None:  # unusual nvcc plan: let nvcc run it whole
+        _run(command, out_dir)
+    else:
+        with ThreadPoolExecutor(max_workers=2) as halves:
+            for half in [halves.submit(plan.run, "host"), halves.submit(plan.run, "device")]:
+                half.result()
+        plan.run("final")
+    return ["cuda.cu.o"]
 
 
-def build_fast(request: BuildRequest, module_name: str, out_dir: Path, store: BuildCache) -> Path:
+def _compile_cuda(request: BuildRequest, cxx: str, cflags: list[str], pch: Path | None,
+                  flags: StockFlags, out_dir: Path, details: dict[str, object]) -> list[str]:
+    """The CUDA source's objects: split into host and device units, or whole when it cannot."""
+    if pch is not None and is_split_enabled():
+        host_command = [cxx, *cflags, "-include-pch", str(pch)]
+        nvcc = functools.partial(_cuda_command, flags, cxx)
+        timings: dict[str, float] = {}
+        try:
+            objects = compile_split("\n".join(request.cuda_sources), host_command, nvcc, out_dir,
+                                    flags.cuda_cflags + flags.cuda_post_cflags, timings)
+            details["cuda_units"] = "split"
+            details["cuda_unit_s"] = timings
+            return objects
+        except (SplitUnavailable, subprocess.CalledProcessError, OSError) as reason:
+            details["cuda_units"] = f"whole: {type(reason).__name__}: {str(reason)[:200]}"
+    else:
+        details["cuda_units"] = "whole: split disabled" if pch is not None else "whole: no PCH"
+    return _compile_cuda_whole(flags, cxx, out_dir)
+
+
+def build_fast(request: BuildRequest, module_name: str, out_dir: Path, store: BuildCache,
+               details: dict[str, object] | None = None) -> Path:
     """Build ``request`` into ``out_dir/<module_name>.so``; returns the library's path.
 
-    Raises FastPathUnavailable (use the stock build) or CalledProcessError (a compile or
-    link failed: the caller decides whether that is the candidate's fault).
+    ``details`` receives how the CUDA source was compiled (``cuda_units``). Raises
+    FastPathUnavailable (use the stock build) or CalledProcessError (a compile or link
+    failed: the caller decides whether that is the candidate's fault).
     """
+    details = {} if details is None else details
     cxx = find_fast_cxx()
     if cxx is None:
         raise FastPathUnavailable("no clang++ >= 15 (install clang-19, or set KERNELTRIALS_CXX)")
@@ -236,16 +257,15 @@ def build_fast(request: BuildRequest, module_name: str, out_dir: Path, store: Bu
         raise FastPathUnavailable("an exported function's signature could not be read")
     write_sources(request, out_dir, export_stubs(names, signatures) if names else "")
     pch = ensure_pch(cxx, cflags, store)
-    jobs, final = _unit_jobs(request, cxx, cflags, pch, flags, out_dir)
     with ThreadPoolExecutor(max_workers=MAX_JOBS) as pool:
-        running = [pool.submit(job) for job in jobs]
+        # Longest first: the CUDA units, then the candidate's C++ unit, then the binding.
+        cuda = (pool.submit(_compile_cuda, request, cxx, cflags, pch, flags, out_dir, details)
+                if request.cuda_sources else None)
+        main = pool.submit(_run, _compile_command(cxx, cflags, pch, "main.cpp"), out_dir)
         binding = (pool.submit(ensure_binding, cxx, cflags, pch,
                                binding_source(request, signatures), store) if names else None)
-        for job in running:
-            job.result()
-        for step in final:  # overlaps with the binding unit, if that is still compiling
-            step()
-        objects = ["main.cpp.o"] + (["cuda.cu.o"] if request.cuda_sources else [])
+        main.result()
+        objects = ["main.cpp.o"] + (cuda.result() if cuda is not None else [])
         if binding is not None:
             objects.append(str(binding.result()))
     _run(_link_command(cxx, objects, flags, module_name), out_dir)

@@ -47,3 +47,11 @@ def test_doctor_names_the_openmp_runtime_cpu_timings_run_on() -> None:
         assert default["ok"] and "libomp.so.5" in default["detail"], default
     else:
         assert "native" in default["detail"]
+
+
+def test_doctor_says_whether_cuda_sources_are_split() -> None:
+    name = "compilers/CUDA split builds"
+    default = _doctor({k: v for k, v in os.environ.items() if k != "KERNELTRIALS_CUDA_SPLIT"})[name]
+    assert default["ok"] == (find_fast_cxx() is not None), default
+    off = _doctor({**os.environ, "KERNELTRIALS_CUDA_SPLIT": "0"})[name]
+    assert not off["ok"] and "KERNELTRIALS_CUDA_SPLIT" in off["fix"]
