@@ -24,6 +24,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from kerneltrials.verifier._cudatext import (
+    SplitUnavailable,
+    mask_source,
+    match_bracket,
+    rewrite_launches,
+    strip_template_prefix,
+)
+
 _CUDA_ATTRIBUTE = re.compile(r"\b__(global|device|host|constant|managed|shared)__\b")
 _BOUNDS_ATTRIBUTE = re.compile(r"\b__(launch_bounds|maxnreg|cluster_dims)__\s*\(")
 _TORCH_INCLUDE = re.compile(
@@ -31,12 +39,12 @@ _TORCH_INCLUDE = re.compile(
     re.MULTILINE)
 _TORCH_NAME = re.compile(r"\b(torch|at|c10|pybind11|py)::|\bTensor\b|\b(AT|TORCH|C10)_[A-Z]")
 _DEVICE_TORCH_NAME = re.compile(r"\b(torch|at|c10)::|\b(Half|BFloat16)\b|\bC10_[A-Z]")
+# Namespaces CUDA declares for device code only (plain C++ does not see them), named at
+# namespace scope by kernels: `namespace cg = cooperative_groups;`, `using namespace nvcuda;`.
+_DEVICE_NAMESPACE = re.compile(
+    r"\s*(?:namespace\s+\w+\s*=|using\s+namespace)\s*(?:::)?\s*(?:cooperative_groups|nvcuda)\b")
 _TYPE_KEYWORD = re.compile(r"\s*(?:typedef\s+)?(?:class|struct|union|enum)\b")
 _IDENTIFIER_BEFORE_PAREN = re.compile(r"([A-Za-z_]\w*)\s*$")
-
-
-class SplitUnavailable(Exception):
-    """The source uses something the split does not handle; nvcc compiles it whole."""
 
 
 @dataclass(frozen=True)
@@ -62,107 +70,6 @@ class SplitSource:
         return any(kernel.is_template for kernel in self.kernels)
 
 
-def mask_source(text: str) -> str:
-    """``text`` with comments, literal contents and preprocessor lines blanked.
-
-    The result has the same length and the same newlines, so positions found in it are
-    positions in ``text``.
-    """
-    out = list(text)
-    i, n, line_start = 0, len(text), True
-    while i < n:
-        c = text[i]
-        if c == "\n":
-            line_start = True
-            i += 1
-            continue
-        if line_start and c in " \t":
-            i += 1
-            continue
-        if line_start and c == "#":
-            i = _blank_directive(text, out, i)
-            continue
-        line_start = False
-        if text.startswith("//", i):
-            end = text.find("\n", i)
-            i = _blank(out, i, n if end < 0 else end)
-        elif text.startswith("/*", i):
-            end = text.find("*/", i + 2)
-            i = _blank(out, i, n if end < 0 else end + 2)
-        elif c == "R" and text.startswith('R"', i) and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
-            i = _blank_raw_string(text, out, i)
-        elif c in "\"'":
-            i = _blank_literal(text, out, i, c)
-        else:
-            i += 1
-    return "".join(out)
-
-
-def _blank(out: list[str], start: int, end: int) -> int:
-    for k in range(start, end):
-        if out[k] != "\n":
-            out[k] = " "
-    return end
-
-
-def _blank_directive(text: str, out: list[str], i: int) -> int:
-    end = i
-    while True:
-        newline = text.find("\n", end)
-        if newline < 0:
-            return _blank(out, i, len(text))
-        if text[newline - 1] != "\\":
-            return _blank(out, i, newline)
-        end = newline + 1
-
-
-def _blank_literal(text: str, out: list[str], i: int, quote: str) -> int:
-    k = i + 1
-    while k < len(text) and text[k] != quote and text[k] != "\n":
-        k += 2 if text[k] == "\\" else 1
-    _blank(out, i + 1, min(k, len(text)))
-    return k + 1
-
-
-def _blank_raw_string(text: str, out: list[str], i: int) -> int:
-    open_paren = text.find("(", i + 2)
-    if open_paren < 0:
-        raise SplitUnavailable("unterminated raw string")
-    closing = ")" + text[i + 2:open_paren] + '"'
-    end = text.find(closing, open_paren)
-    if end < 0:
-        raise SplitUnavailable("unterminated raw string")
-    _blank(out, i + 2, end + len(closing) - 1)
-    return end + len(closing)
-
-
-def _match(masked: str, start: int, opening: str, closing: str) -> int:
-    """Index of the bracket closing the one at ``start``."""
-    depth = 0
-    for k in range(start, len(masked)):
-        if masked[k] == opening:
-            depth += 1
-        elif masked[k] == closing:
-            depth -= 1
-            if depth == 0:
-                return k
-    raise SplitUnavailable(f"unbalanced {opening!r} at offset {start}")
-
-
-def _strip_template_prefix(head: str) -> str:
-    """``head`` without its leading ``template <...>`` clauses."""
-    while True:
-        match = re.match(r"\s*template\s*<", head)
-        if not match:
-            return head
-        depth, k = 0, match.end() - 1
-        for k in range(match.end() - 1, len(head)):
-            depth += {"<": 1, ">": -1}.get(head[k], 0)
-            if depth == 0:
-                break
-        head = head[k + 1:]
-
-
 def _words(head: str) -> set[str]:
     return set(re.findall(r"[A-Za-z_]\w*", head))
 
@@ -170,7 +77,7 @@ def _words(head: str) -> set[str]:
 def _strip_bounds(text: str, masked: str) -> str:
     """``text`` without ``__launch_bounds__(...)``-style attributes (no meaning on the host)."""
     while match := _BOUNDS_ATTRIBUTE.search(masked):
-        close = _match(masked, match.end() - 1, "(", ")")
+        close = match_bracket(masked, match.end() - 1, "(", ")")
         text = text[:match.start()] + " " * (close + 1 - match.start()) + text[close + 1:]
         masked = masked[:match.start()] + " " * (close + 1 - match.start()) + masked[close + 1:]
     return text
@@ -251,7 +158,7 @@ class _Splitter:
                 self._declaration(pos, stop + 1)
                 pos = stop + 1
                 continue
-            close = _match(self.masked, stop, "{", "}")
+            close = match_bracket(self.masked, stop, "{", "}")
             head = self.masked[pos:stop]
             namespace = re.fullmatch(r"\s*(?:inline\s+)?namespace\s*([\w:]*)\s*", head)
             if namespace or re.fullmatch(r'\s*extern\s*"[^"]*"\s*', head):
@@ -259,12 +166,12 @@ class _Splitter:
                 self.scan(stop + 1, close, namespaces + ((name,) if name else ()))
                 pos = close + 1
                 continue
-            bare = _strip_template_prefix(head)
+            bare = strip_template_prefix(head)
             if _TYPE_KEYWORD.match(bare) or _is_initializer(bare):
                 semicolon = self._find_stop(close + 1, end)
                 if self.masked[semicolon] != ";":
                     raise SplitUnavailable(f"unexpected '{{' after a definition at offset {semicolon}")
-                self._declaration(pos, semicolon + 1)
+                self._declaration(pos, semicolon + 1, head_end=stop)
                 pos = semicolon + 1
                 continue
             if "(" not in bare:
@@ -274,7 +181,7 @@ class _Splitter:
 
     def _function(self, start: int, head_end: int, end: int, namespaces: tuple[str, ...]) -> None:
         head = self.masked[start:head_end]
-        bare = _strip_template_prefix(head)
+        bare = strip_template_prefix(head)
         attributes = set(_CUDA_ATTRIBUTE.findall(bare))
         words = _words(bare)
         is_template = bare != head
@@ -295,9 +202,11 @@ class _Splitter:
         elif "constexpr" not in words:
             self._only_on("host", start, end)
 
-    def _declaration(self, start: int, end: int) -> None:
+    def _declaration(self, start: int, end: int, head_end: int | None = None) -> None:
+        """A declaration ending in ``;``; ``head_end`` is where a braced body starts (a type's
+        members or an initializer), whose own attributes are not the declaration's."""
         chunk = self.masked[start:end]
-        attributes = set(_CUDA_ATTRIBUTE.findall(chunk))
+        attributes = set(_CUDA_ATTRIBUTE.findall(self.masked[start:head_end or end]))
         if "global" in attributes:
             is_instantiation = re.match(r"\s*template\s*[^<\s]", chunk) is not None
             if is_instantiation:
@@ -305,8 +214,11 @@ class _Splitter:
             else:
                 self.host_edits.append((start, end, _strip_bounds(self.text[start:end], chunk)))
         elif attributes & {"device", "constant", "managed", "shared"} and "host" not in attributes:
-            for name in re.findall(r"([A-Za-z_]\w*)\s*(?=[\[=;({,])", chunk):
+            declarators = self.masked[start:head_end or end].split("=")[0]  # not initializers
+            for name in re.findall(r"([A-Za-z_]\w*)\s*(?=[\[=;({,])", declarators + ";"):
                 self.device_only_names.add(name)
+            self._only_on("device", start, end)
+        elif _DEVICE_NAMESPACE.match(chunk):
             self._only_on("device", start, end)
         elif not attributes and _TORCH_NAME.search(chunk):
             self._only_on("host", start, end)
@@ -315,49 +227,6 @@ class _Splitter:
 def _apply(text: str, edits: list[tuple[int, int, str]]) -> str:
     for start, end, replacement in sorted(edits, reverse=True):
         text = text[:start] + replacement + text[end:]
-    return text
-
-
-def _launch_target_start(masked: str, end: int) -> int:
-    """Where the kernel expression that ends at ``end`` (before ``<<<``) starts."""
-    k = end
-    while k > 0 and masked[k - 1].isspace():
-        k -= 1
-    if k > 0 and masked[k - 1] == ">":  # explicit template arguments: k<float, 4><<<...>>>
-        depth = 0
-        while k > 0:
-            k -= 1
-            depth += {">": 1, "<": -1}.get(masked[k], 0)
-            if depth == 0:
-                break
-    while k > 0 and (masked[k - 1].isalnum() or masked[k - 1] in "_:"):
-        k -= 1
-    target = masked[k:end].strip()
-    if not target or not (target[0].isalpha() or target[0] in "_:"):
-        raise SplitUnavailable("a launch through an expression the split cannot name")
-    return k
-
-
-def rewrite_launches(text: str) -> str:
-    """Every ``k<<<config>>>(args)`` as ``cudafe++`` writes it for the host compiler."""
-    masked = mask_source(text)
-    for match in reversed(list(re.finditer(r"<<<", masked))):
-        config_end = masked.find(">>>", match.end())
-        if config_end < 0:
-            raise SplitUnavailable("a launch without '>>>'")
-        open_paren = config_end + 3
-        while open_paren < len(masked) and masked[open_paren].isspace():
-            open_paren += 1
-        if masked[open_paren:open_paren + 1] != "(":
-            raise SplitUnavailable("a launch without an argument list")
-        close_paren = _match(masked, open_paren, "(", ")")
-        target_start = _launch_target_start(masked, match.start())
-        target = text[target_start:match.start()].strip()
-        config = text[match.end():config_end]
-        arguments = text[open_paren:close_paren + 1]
-        replacement = f"((__cudaPushCallConfiguration({config})) ? (void)0 : {target}{arguments})"
-        padding = "\n" * text.count("\n", target_start, close_paren + 1)
-        text = text[:target_start] + replacement.replace("\n", " ") + padding + text[close_paren + 1:]
     return text
 
 

@@ -68,7 +68,8 @@ def _demangle(names: list[str], cwd: Path) -> dict[str, str]:
 
 
 def _names(demangled: str, qualified: str) -> bool:
-    return re.search(rf"(?:^|\s){re.escape(qualified)}[<(]", demangled) is not None
+    """Whether a demangled symbol is ``qualified`` (C linkage) or a function of that name."""
+    return demangled == qualified or re.search(rf"(?:^|\s){re.escape(qualified)}[<(]", demangled) is not None
 
 
 def template_instantiations(split: SplitSource, demangled: dict[str, str]) -> list[str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import uuid
 from pathlib import Path
 
 import pytest
@@ -57,10 +58,16 @@ def _cuda_build_of_torch() -> bool:
 def test_cuda_candidate_compiles_and_is_not_run_without_a_gpu() -> None:
     import torch
 
+    from kerneltrials.verifier._fastbuild import find_fast_cxx
+
     options = CheckOptions(backend="cuda", timing=QUICK_TIMING, compile_baseline=False)
-    verdict = kerneltrials.check("L1/relu", CUDA_CANDIDATE, backend="cuda", hidden_seed=3,
+    # A fresh comment each run: a cold build, so the verdict shows how it was built.
+    candidate = CUDA_CANDIDATE.replace('cuda_source = """', f'cuda_source = """// {uuid.uuid4()}')
+    verdict = kerneltrials.check("L1/relu", candidate, backend="cuda", hidden_seed=3,
                                  compile_baseline=False, options=options)
     assert verdict.compiled, verdict.reasons
+    if find_fast_cxx() is not None:  # host code by clang, kernels by nvcc (docs/design/builds.md)
+        assert verdict.build["paths"] == ["fast+split"], verdict.build
     if torch.cuda.is_available():
         assert verdict.status == Status.CORRECT, verdict.reasons
     else:

@@ -141,6 +141,8 @@ def test_a_kernel_the_device_unit_does_not_export_is_caught_before_linking() -> 
     check_resolved(split, demangled, defined=set(demangled))
     with pytest.raises(SplitUnavailable, match="ceil_div"):
         check_resolved(split, demangled, defined={"_ZN3ops9sq_kernelIfEEvPKT_PS1_i"})
+    with pytest.raises(SplitUnavailable, match="fill_kernel"):  # C linkage: not mangled
+        check_resolved(split, {"fill_kernel": "fill_kernel"}, defined=set())
 
 
 @pytest.mark.timeout(10)
@@ -157,3 +159,27 @@ def test_split_can_be_turned_off(monkeypatch: pytest.MonkeyPatch) -> None:
     assert is_split_enabled()
     monkeypatch.setenv("KERNELTRIALS_CUDA_SPLIT", "0")
     assert not is_split_enabled()
+
+
+@pytest.mark.timeout(10)
+def test_device_only_namespaces_stay_out_of_the_host_unit() -> None:
+    source = ("#include <cooperative_groups.h>\n#include <mma.h>\n"
+              "namespace cg = cooperative_groups;\nusing namespace nvcuda;\nusing namespace std;\n"
+              "__global__ void k(float* p) { cg::this_thread_block().sync(); }\n"
+              "void f(float* p) { k<<<1, 32>>>(p); }\n")
+    split = split_cuda_source(source)
+    assert "cooperative_groups;" not in split.host and "nvcuda" not in split.host
+    assert "using namespace std;" in split.host
+    device = device_unit(split, [])
+    assert "namespace cg = cooperative_groups;" in device and "using namespace nvcuda;" in device
+
+
+@pytest.mark.timeout(10)
+def test_types_with_device_members_are_on_both_sides() -> None:
+    source = ("struct ScaleOp { float s; __device__ float operator()(float v) const { return v * s; } };\n"
+              "__constant__ float table[2] = {1.f, 2.f};\n"
+              "template <typename Op> __global__ void k(float* p, Op op) { p[0] = op(table[0]); }\n"
+              "void f(float* p) { k<<<1, 1>>>(p, ScaleOp{2.f}); }\n")
+    split = split_cuda_source(source)
+    assert "struct ScaleOp" in split.host and "struct ScaleOp" in split.device
+    assert "table" not in split.host and "__constant__ float table[2] = {1.f, 2.f};" in split.device

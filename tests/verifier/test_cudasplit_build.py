@@ -217,10 +217,17 @@ def _launches(library: Path, module_name: str, call: str, tmp_path: Path) -> lis
 
 
 @pytest.mark.timeout(900)
-@pytest.mark.parametrize("units", ["split", "whole"])
+@pytest.mark.parametrize("units", [
+    "split",
+    # nvcc's whole-unit build gives the same records (run it to check the expectations
+    # themselves; ~2.5 min of nvcc over torch's headers, so not in every suite run).
+    pytest.param("whole", marks=pytest.mark.skipif(
+        not os.environ.get("KERNELTRIALS_TEST_WHOLE_CUDA"),
+        reason="set KERNELTRIALS_TEST_WHOLE_CUDA=1 to check the expectations against nvcc's "
+               "whole-unit build")),
+])
 def test_launches_reach_the_registered_kernels_with_their_configuration(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, units: str) -> None:
-    # "whole" (nvcc on stock's cuda.cu) shows the expected launches are nvcc's own.
     from kerneltrials.verifier._compiler import build_extension
 
     if units == "whole":
