@@ -30,7 +30,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from kerneltrials.verifier._build import BuildRequest, load_artifact  # noqa: E402
+from kerneltrials.verifier._build import BuildRequest, describe_build, load_artifact  # noqa: E402
 
 SOURCES = HERE / "build_candidates"
 CPU_OMP = {"extra_cflags": ["-O3", "-fopenmp"], "extra_ldflags": ["-fopenmp"]}
@@ -130,12 +130,6 @@ def prepare_pchs(specs: list[dict]) -> dict[str, float]:
     return firsts
 
 
-def _path_of(details: dict) -> str:
-    """``fast``/``stock``, and for CUDA whether the source was split (``fast+split``)."""
-    units = str(details.get("cuda_units", ""))
-    return str(details.get("path", "?")) + (f"+{units.split(':')[0]}" if units else "")
-
-
 def run(specs: list[dict]) -> list[dict]:
     rows = []
     with tempfile.TemporaryDirectory(prefix="kt-bench-") as tmp:
@@ -151,7 +145,7 @@ def run(specs: list[dict]) -> list[dict]:
             rows.append({"name": spec["name"], "stock_s": stock_s, "cold_s": cold_s,
                          "warm_s": warm_s, "pch_s": firsts[spec["name"]],
                          "stock_cpu_s": stock_cpu_s, "cold_cpu_s": cold_cpu_s,
-                         "path": _path_of(details), "load": os.getloadavg()[0]})
+                         "path": describe_build({"details": details}), "load": os.getloadavg()[0]})
             print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
     return rows
 

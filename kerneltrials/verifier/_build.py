@@ -129,6 +129,17 @@ class BuildArtifact:
         return cls(**data)
 
 
+def describe_build(artifact: dict[str, Any]) -> str:
+    """How a library was built, from a :class:`BuildArtifact` as a dict: ``cached``,
+    ``stock``, ``fast``, or for CUDA ``fast+split`` / ``fast+whole (why the split was not
+    taken)`` (docs/design/builds.md)."""
+    details = artifact.get("details") or {}
+    if artifact.get("cache_hit") or "path" not in details:
+        return "cached"
+    units, _, why = str(details.get("cuda_units", "")).partition(": ")
+    return str(details["path"]) + (f"+{units}" if units else "") + (f" ({why})" if why else "")
+
+
 def load_artifact(artifact: BuildArtifact) -> ModuleType:
     """Import a built extension from its library file (no compiler involved)."""
     path = Path(artifact.library_path)

@@ -51,7 +51,6 @@ _IDENTIFIER_BEFORE_PAREN = re.compile(r"([A-Za-z_]\w*)\s*$")
 class Kernel:
     """A ``__global__`` function the host unit may launch or name."""
 
-    name: str  # the unqualified name, as written
     qualified: str  # with its enclosing namespaces, e.g. ``ops::relu_kernel``
     is_template: bool
 
@@ -190,7 +189,7 @@ class _Splitter:
             if "static" in words or "<anonymous>" in namespaces:
                 raise SplitUnavailable("a kernel with internal linkage (static or anonymous namespace)")
             name = _function_name(bare)
-            self.kernels.append(Kernel(name, "::".join((*namespaces, name)), is_template))
+            self.kernels.append(Kernel("::".join((*namespaces, name)), is_template))
             self._declare_on_host(start, head_end, end)
         elif "device" in attributes and "host" not in attributes:
             self.device_only_names.add(_function_name(bare))

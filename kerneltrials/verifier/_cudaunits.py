@@ -24,6 +24,7 @@ from kerneltrials.verifier._cudasplit import (
     device_unit,
     split_cuda_source,
 )
+from kerneltrials.verifier._toolrun import run_tool
 
 HOST_SOURCE = "cuda_host.cpp"
 DEVICE_SOURCE = "cuda_device.cu"
@@ -39,17 +40,10 @@ def is_split_enabled() -> bool:
     return os.environ.get("KERNELTRIALS_CUDA_SPLIT", "1").strip() not in ("0", "false", "no")
 
 
-def _run(command: list[str], cwd: Path) -> str:
-    result = subprocess.run(command, cwd=cwd, capture_output=True, text=True)
-    if result.returncode != 0:
-        raise subprocess.CalledProcessError(result.returncode, command, result.stdout, result.stderr)
-    return result.stdout
-
-
 def _symbols(obj: Path, undefined: bool) -> list[str]:
     """Global symbol names of an object: its undefined ones, or those it defines."""
     option = "--undefined-only" if undefined else "--defined-only"
-    lines = _run(["nm", "--format=posix", option, str(obj)], obj.parent).splitlines()
+    lines = run_tool(["nm", "--format=posix", option, str(obj)], obj.parent).splitlines()
     names = []
     for line in lines:
         parts = line.split()
@@ -122,14 +116,14 @@ def compile_split(text: str, host_command: list[str],
     started = time.perf_counter()
     cflags = [flag for flag in host_command if flag.startswith(("-D", "-U"))]
     (out_dir / HOST_SOURCE).write_text(_host_defines(cuda_flags, cflags) + split.host)
-    _run([*host_command, "-c", HOST_SOURCE, "-o", HOST_SOURCE + ".o"], out_dir)
+    run_tool([*host_command, "-c", HOST_SOURCE, "-o", HOST_SOURCE + ".o"], out_dir)
     timings["host_s"] = round(time.perf_counter() - started, 3)
     undefined = _demangle(_symbols(out_dir / (HOST_SOURCE + ".o"), undefined=True), out_dir)
     instantiations = template_instantiations(split, undefined) if split.has_template_kernels else []
     (out_dir / DEVICE_SOURCE).write_text(device_unit(split, instantiations))
     template_flag = [TEMPLATE_STUB_FLAG] if split.has_template_kernels else []
     started = time.perf_counter()
-    _run(nvcc_command(DEVICE_SOURCE, template_flag), out_dir)
+    run_tool(nvcc_command(DEVICE_SOURCE, template_flag), out_dir)
     timings["device_s"] = round(time.perf_counter() - started, 3)
     defined = set(_symbols(out_dir / (DEVICE_SOURCE + ".o"), undefined=False))
     check_resolved(split, undefined, defined)

@@ -36,6 +36,7 @@ from kerneltrials.verifier._cudaunits import compile_split, is_split_enabled
 from kerneltrials.verifier._nvccsteps import plan_nvcc
 from kerneltrials.verifier._signatures import find_signatures
 from kerneltrials.verifier._stockflags import StockFlags, stock_flags
+from kerneltrials.verifier._toolrun import run_tool
 
 BINDING_NAME = "kerneltrials_binding"  # TORCH_EXTENSION_NAME in every unit: PCHs stay valid
 PIPELINE_VERSION = "fast-4"  # bump when the produced library could change
@@ -86,13 +87,6 @@ def _digest(*parts: object) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:32]
 
 
-def _run(command: list[str], cwd: Path) -> None:
-    """Run one compiler command; a failure raises with the compiler's output."""
-    result = subprocess.run(command, cwd=cwd, capture_output=True, text=True)
-    if result.returncode != 0:
-        raise subprocess.CalledProcessError(result.returncode, command, result.stdout, result.stderr)
-
-
 def _strip_launcher(command: list[str]) -> list[str]:
     # torch prefixes ccache when installed; our keyed store already does its job.
     return command[1:] if command and os.path.basename(command[0]) == "ccache" else command
@@ -115,7 +109,7 @@ def ensure_pch(cxx: str, cflags: list[str], store: BuildCache) -> Path | None:
 
     def build(staging: Path) -> None:
         # From torch's own header (not a copy in staging): the PCH records its input path.
-        _run([cxx, *cflags, "-fpch-instantiate-templates", "-x", "c++-header",
+        run_tool([cxx, *cflags, "-fpch-instantiate-templates", "-x", "c++-header",
               str(_torch_extension_header()), "-o", "extension.h.pch"], staging)
 
     try:
@@ -165,7 +159,7 @@ def ensure_binding(cxx: str, cflags: list[str], pch: Path | None, source: str,
 
     def build(staging: Path) -> None:
         (staging / "binding.cpp").write_text(source)
-        _run(_compile_command(cxx, cflags, pch, "binding.cpp"), staging)
+        run_tool(_compile_command(cxx, cflags, pch, "binding.cpp"), staging)
 
     entry, _ = store.get_or_build(key, build)
     return entry / "binding.cpp.o"
@@ -208,7 +202,7 @@ def _compile_cuda_whole(flags: StockFlags, cxx: str, out_dir: Path) -> list[str]
     command = _cuda_command(flags, cxx)
     plan = plan_nvcc(command, out_dir / "cuda.cu", out_dir)
     if plan is None:  # unusual nvcc plan: let nvcc run it whole
-        _run(command, out_dir)
+        run_tool(command, out_dir)
     else:
         with ThreadPoolExecutor(max_workers=2) as halves:
             for half in [halves.submit(plan.run, "host"), halves.submit(plan.run, "device")]:
@@ -261,12 +255,12 @@ def build_fast(request: BuildRequest, module_name: str, out_dir: Path, store: Bu
         # Longest first: the CUDA units, then the candidate's C++ unit, then the binding.
         cuda = (pool.submit(_compile_cuda, request, cxx, cflags, pch, flags, out_dir, details)
                 if request.cuda_sources else None)
-        main = pool.submit(_run, _compile_command(cxx, cflags, pch, "main.cpp"), out_dir)
+        main = pool.submit(run_tool, _compile_command(cxx, cflags, pch, "main.cpp"), out_dir)
         binding = (pool.submit(ensure_binding, cxx, cflags, pch,
                                binding_source(request, signatures), store) if names else None)
         main.result()
         objects = ["main.cpp.o"] + (cuda.result() if cuda is not None else [])
         if binding is not None:
             objects.append(str(binding.result()))
-    _run(_link_command(cxx, objects, flags, module_name), out_dir)
+    run_tool(_link_command(cxx, objects, flags, module_name), out_dir)
     return out_dir / f"{module_name}.so"

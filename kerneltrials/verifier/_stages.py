@@ -9,6 +9,7 @@ from typing import Any
 from kerneltrials.sandbox import SandboxStartError
 from kerneltrials.sandbox._env import trim
 from kerneltrials.tasks import ShapeConfig, TaskError
+from kerneltrials.verifier._build import describe_build
 from kerneltrials.verifier._jobs import ForgedReply, JobDied, WorkerFailed, WorkerJob
 from kerneltrials.verifier._judge import judge_outputs, judge_run_reply, reject
 from kerneltrials.verifier._session import Outcome, Session
@@ -94,18 +95,8 @@ def _record_build(session: Session, artifacts: list[dict[str, Any]], started: fl
         "cache_hit": all(item["artifact"]["cache_hit"] for item in session.artifacts),
         "build_s": sum(item["artifact"]["build_s"] for item in session.artifacts),
         "keys": [item["artifact"]["key"] for item in session.artifacts],
-        "paths": [_build_path(item["artifact"]) for item in session.artifacts],
+        "paths": [describe_build(item["artifact"]) for item in session.artifacts],
     }
-
-
-def _build_path(artifact: dict[str, Any]) -> str:
-    """How a library was built: ``cached``, ``stock``, ``fast``, or for CUDA ``fast+split`` /
-    ``fast+whole (why the split was not taken)`` (docs/design/builds.md)."""
-    details = artifact.get("details") or {}
-    if artifact.get("cache_hit") or "path" not in details:
-        return "cached"
-    units, _, why = str(details.get("cuda_units", "")).partition(": ")
-    return str(details["path"]) + (f"+{units}" if units else "") + (f" ({why})" if why else "")
 
 
 def start_workers(session: Session) -> tuple[WorkerJob, WorkerJob]:

@@ -183,3 +183,15 @@ def test_types_with_device_members_are_on_both_sides() -> None:
     split = split_cuda_source(source)
     assert "struct ScaleOp" in split.host and "struct ScaleOp" in split.device
     assert "table" not in split.host and "__constant__ float table[2] = {1.f, 2.f};" in split.device
+
+
+@pytest.mark.timeout(10)
+def test_the_verdict_names_how_each_library_was_built() -> None:
+    from kerneltrials.verifier._build import describe_build
+
+    assert describe_build({"cache_hit": True, "details": {}}) == "cached"
+    assert describe_build({"details": {"path": "stock"}}) == "stock"
+    assert describe_build({"details": {"path": "fast", "cuda_units": "split"}}) == "fast+split"
+    why = "whole: SplitUnavailable: a kernel with internal linkage"
+    assert describe_build({"details": {"path": "fast", "cuda_units": why}}) == \
+        "fast+whole (SplitUnavailable: a kernel with internal linkage)"

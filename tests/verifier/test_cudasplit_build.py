@@ -24,12 +24,12 @@ from kerneltrials.verifier._cudaunits import compile_split
 from kerneltrials.verifier._fastbuild import (
     BINDING_NAME,
     _cuda_command,
-    _run,
     ensure_pch,
     find_fast_cxx,
     write_sources,
 )
 from kerneltrials.verifier._stockflags import stock_flags
+from kerneltrials.verifier._toolrun import run_tool
 from tests.verifier._build_fixtures import has_nvcc
 
 SHARED_TOOLCHAIN = Path(os.environ["KERNELTRIALS_CACHE"]) / "builds" / ".toolchain"
@@ -145,7 +145,7 @@ def test_device_unit_machine_code_is_nvccs_own(tmp_path: Path) -> None:
                             stock.cuda_cflags + stock.cuda_post_cflags)
     assert all((split_dir / obj).is_file() for obj in objects)
     write_sources(request, whole_dir, "")
-    _run([*_cuda_command(stock, cxx), "--keep", "--keep-dir", str(whole_dir / "keep")], whole_dir)
+    run_tool([*_cuda_command(stock, cxx), "--keep", "--keep-dir", str(whole_dir / "keep")], whole_dir)
     ours, nvccs = _kernel_code(split_dir / "keep"), _kernel_code(whole_dir / "keep")
     assert ours.keys() == nvccs.keys()
     assert ".text.fill_kernel" in ours and sum("scale_kernel" in name for name in ours) == 3
