@@ -73,12 +73,14 @@ def bwrap_command(job: JobSpec) -> list[str]:
     """``bwrap … --`` for ``job``; append the job's argv."""
     command = ["bwrap", "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
     command += ["--unshare-cgroup-try", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+    # The empty /tmp comes first: a Python installation or checkout under /tmp (a CI
+    # runner's venv) is then bound on top of it instead of being hidden by it.
+    command += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
     for path in host_runtime_paths():
         if path.is_symlink():  # merged /usr: /bin -> usr/bin stays a link
             command += ["--symlink", os.readlink(path), str(path)]
         else:
             command += ["--ro-bind", str(path), str(path)]
-    command += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
     if Path("/sys").exists():  # the CUDA runtime reads PCI and NUMA topology here
         command += ["--ro-bind", "/sys", "/sys"]
     for device in gpu_device_paths(job.gpu_index):
