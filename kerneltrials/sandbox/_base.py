@@ -96,6 +96,7 @@ class SandboxedProcess(ABC):
 
     channel: socket.socket
     isolation: dict[str, Any]  # which isolation features are active for this job
+    _deadline: float  # time.monotonic() at which the job's wall clock runs out
 
     @abstractmethod
     def wait(self, timeout_s: float | None = None) -> ExitInfo | None:
@@ -108,6 +109,11 @@ class SandboxedProcess(ABC):
     @abstractmethod
     def seconds_left(self) -> float:
         """Wall-clock seconds until the job's timeout."""
+
+    def extend_deadline(self, seconds: float) -> None:
+        """Give the job ``seconds`` more wall clock: time it spent waiting on the harness
+        (a worker started early, idle while the build ran) is not the job's own."""
+        self._deadline += max(0.0, seconds)
 
 
 class Sandbox(ABC):

@@ -16,7 +16,12 @@ from kerneltrials.verifier._options import CheckOptions, TimingOptions
 from kerneltrials.verifier._screen import STATIC_PASSED
 from kerneltrials.verifier._session import Outcome, Session
 from kerneltrials.verifier._speed import custom_share, flag_suspicious
-from kerneltrials.verifier._stages import build_stage, correctness_stage, start_workers
+from kerneltrials.verifier._stages import (
+    build_stage,
+    correctness_stage,
+    launch_workers,
+    load_workers,
+)
 from kerneltrials.verifier._static import run_static_checks
 from kerneltrials.verifier._stats import geometric_mean
 from kerneltrials.verifier._timing_loop import Side, time_config
@@ -128,15 +133,20 @@ def _llm_review(verdict: Verdict, task: TaskSpec, source: str, spec: str) -> Non
 
 
 def _run_stages(session: Session, verdict: Verdict, progress: Callable[[str], None]) -> None:
+    options = session.options
+    runs_here = not options.build_only and (options.backend != "cuda" or gpu_available())
     progress("build")
+    # The run stage's workers start now: their imports overlap the compiler.
+    reference, candidate = launch_workers(session) if runs_here else (None, None)
+    build_started = time.perf_counter()
     build_stage(session)
     verdict.compiled = True
-    if session.options.build_only:
+    if options.build_only:
         raise Outcome(Status.NOT_RUN, "build:only:built; the run stage decides the verdict")
-    if session.options.backend == "cuda" and not gpu_available():
+    if reference is None or candidate is None:
         raise Outcome(Status.NOT_RUN, "device:no_gpu:built, but this machine has no CUDA device")
     progress("correctness")
-    reference, candidate = start_workers(session)
+    load_workers(session, reference, candidate, idle_s=time.perf_counter() - build_started)
     if not correctness_stage(session, reference, candidate):
         raise Outcome(Status.INCORRECT)
     progress("timing")

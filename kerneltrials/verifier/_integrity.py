@@ -14,7 +14,6 @@ from collections.abc import Callable
 from typing import Any
 
 import torch
-import torch._dynamo  # noqa: F401  (its import rebinds torch.manual_seed: do it before snapshots)
 import torch.utils.cpp_extension  # noqa: F401
 
 from kerneltrials.verifier._guards import os_thread_count
@@ -88,8 +87,15 @@ def _state() -> dict[str, Any]:
     }
 
 
+def load_watched_modules() -> None:
+    """Import what rebinds watched functions when imported (dynamo rebinds
+    ``torch.manual_seed``): a candidate importing it later must not look like tampering."""
+    import torch._dynamo  # noqa: F401
+
+
 def integrity_snapshot() -> dict[str, Any]:
     """Identities of the watched functions and the values of the watched state."""
+    load_watched_modules()  # a no-op after the worker's warm-up
     snapshot: dict[str, Any] = {key: id(get()) for key, get in _watched().items()}
     snapshot.update(_state())
     return snapshot

@@ -150,6 +150,9 @@ class WorkerJob:
         """Ask the worker to exit; kill it if it does not."""
         if self.exit_info is not None:
             return self.exit_info
+        if not self._ready:  # started early, never used (the build failed): nothing to wait for
+            self.exit_info = self.process.kill()
+            return self.exit_info
         self.ask_to_exit()
         try:
             recv_frame(self.process.channel, timeout_s=5)

@@ -106,7 +106,9 @@ class Session:
         job = WorkerJob(self.sandbox, role, self.root, self.mounts_for(role),
                         self.options.limits(timeout_s), extra_env=env)
         self.workers.append(job)
-        if role != "reference":  # the verdict reports the isolation candidate code ran under
+        # The verdict reports the isolation candidate code ran under: the candidate
+        # worker's, else the build worker's (the candidate worker may start first).
+        if role == "candidate" or (role == "build" and not self.isolation):
             self.isolation = job.isolation
         return job
 

@@ -99,16 +99,29 @@ def _record_build(session: Session, artifacts: list[dict[str, Any]], started: fl
     }
 
 
-def start_workers(session: Session) -> tuple[WorkerJob, WorkerJob]:
-    """The reference worker (never sees the candidate) and the candidate worker."""
-    task = session.task
-    load = {"source": task.source, "path": task.path, "task_id": task.id, "name": task.name,
-            "backend": session.options.backend}
+def launch_workers(session: Session) -> tuple[WorkerJob, WorkerJob]:
+    """Start the reference worker (it never sees the candidate) and the candidate worker.
+
+    Started before the build, their Python and torch imports overlap the compiler; the
+    build's duration is then given back to their wall clocks (:func:`load_workers`).
+    """
     try:
         reference = session.start_worker("reference", session.options.run_timeout_s * 2)
         candidate = session.start_worker("candidate", session.options.run_timeout_s)
     except SandboxStartError as error:
         raise Outcome(Status.ERROR, f"harness:sandbox:{error}") from error
+    return reference, candidate
+
+
+def load_workers(session: Session, reference: WorkerJob, candidate: WorkerJob,
+                 idle_s: float = 0.0) -> None:
+    """Load the task into both workers and the candidate into its own; ``idle_s`` is how
+    long they waited on the harness since they started (not counted against them)."""
+    for worker in (reference, candidate):
+        worker.process.extend_deadline(idle_s)
+    task = session.task
+    load = {"source": task.source, "path": task.path, "task_id": task.id, "name": task.name,
+            "backend": session.options.backend}
     try:
         reference.request("load_task", session.options.call_timeout_s, **load)
     except (WorkerFailed, JobDied) as error:
@@ -122,7 +135,6 @@ def start_workers(session: Session) -> tuple[WorkerJob, WorkerJob]:
         raise candidate_failure(error, "load") from error
     if loaded.get("integrity"):  # importing the candidate changed watched state
         raise reject(*loaded["integrity"])
-    return reference, candidate
 
 
 def _setup_config(session: Session, reference: WorkerJob, candidate: WorkerJob,

@@ -47,6 +47,24 @@ class WorkerState:
     output_bytes: int = 0  # size of the last output: the freed block to poison
 
 
+def warm_up(role: str) -> None:
+    """Load what the run ops would load on first use, before the worker reports ready.
+
+    The first Python dispatch mode pulls in torch's symbolic stack (sympy, dynamo: about a
+    second here); the worker is started while the candidate builds, so paying it now
+    overlaps the compiler instead of delaying the first correctness call. Only harness
+    code runs here: the candidate's integrity snapshot is taken later.
+    """
+    if role == "build":
+        return
+    from kerneltrials.verifier._guards import ComputeRecorder
+    from kerneltrials.verifier._integrity import load_watched_modules
+
+    load_watched_modules()
+    with ComputeRecorder():
+        torch.ones(1).add(1)
+
+
 def _build(state: WorkerState, request: dict[str, Any]) -> dict[str, Any]:
     from kerneltrials.verifier._compiler import build_extension
     from kerneltrials.verifier._intercept import collect_build_requests

@@ -147,6 +147,18 @@ def test_wall_timeout_is_reported_with_its_length(run_job) -> None:
     assert time.monotonic() - started < 10
 
 
+def test_an_extended_deadline_outlives_the_original_timeout(run_job) -> None:
+    # A worker started early idles while the build runs: that time is given back.
+    limits = SandboxLimits(wall_timeout_s=1.0)
+    job = run_job.sandbox.start(
+        run_job.spec([sys.executable, "-c", "import time; time.sleep(2.5)"], limits)
+    )
+    job.extend_deadline(20.0)
+
+    info = job.wait()
+    assert info is not None and not info.timed_out and info.returncode == 0, info.describe()
+
+
 def test_long_output_is_trimmed(run_job) -> None:
     info = run_job.python("print('x' * 3_000_000)")
 

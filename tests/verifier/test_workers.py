@@ -1,0 +1,47 @@
+"""Worker lifetimes: started early, closed cleanly, never waited on when unused."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from kerneltrials.sandbox import SandboxLimits, resolve_sandbox
+from kerneltrials.verifier._jobs import WorkerFailed, WorkerJob
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def _worker(tmp_path: Path, role: str) -> WorkerJob:
+    return WorkerJob(resolve_sandbox("process"), role, tmp_path, [],
+                     SandboxLimits(wall_timeout_s=60.0))
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_a_worker_that_was_never_asked_anything_is_killed_on_close(tmp_path: Path) -> None:
+    # The run stage's workers start before the build; a compile error leaves them unused.
+    worker = _worker(tmp_path, "reference")
+    pid = worker.process.popen.pid  # type: ignore[attr-defined]
+
+    info = worker.close()
+
+    assert info.signal == 9, info.describe()
+    assert not _alive(pid)
+
+
+def test_a_used_worker_exits_on_request_with_status_zero(tmp_path: Path) -> None:
+    worker = _worker(tmp_path, "candidate")
+    with pytest.raises(WorkerFailed, match="unknown op"):  # ready, then refuses a bad op
+        worker.request("no_such_op", 60.0)
+
+    info = worker.close()
+
+    assert (info.returncode, info.signal, info.timed_out) == (0, None, False), info.describe()
