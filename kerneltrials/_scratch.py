@@ -14,17 +14,9 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from kerneltrials._pids import pid_alive
+
 _OWNED_SUFFIX = re.compile(r"(?P<pid>\d+)-[^-/]+")  # after "kt-<kind>-"
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # someone else's live process
-        return True
-    return True
 
 
 def sweep_orphans(kind: str, parent: Path | None = None) -> list[Path]:
@@ -33,7 +25,7 @@ def sweep_orphans(kind: str, parent: Path | None = None) -> list[Path]:
     prefix = f"kt-{kind}-"
     for entry in (parent or Path(tempfile.gettempdir())).glob(prefix + "*"):
         match = _OWNED_SUFFIX.fullmatch(entry.name[len(prefix):])
-        if match is None or _alive(int(match["pid"])):
+        if match is None or pid_alive(int(match["pid"])):
             continue
         shutil.rmtree(entry, ignore_errors=True)
         removed.append(entry)

@@ -13,21 +13,13 @@ import threading
 import time
 from collections.abc import Callable
 
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+from kerneltrials._pids import pid_alive
 
 
 class GateState:
     """Reader-writer lease bookkeeping, shared by the local and the Ray gate."""
 
-    def __init__(self, is_alive: Callable[[int], bool] = _alive) -> None:
+    def __init__(self, is_alive: Callable[[int], bool] = pid_alive) -> None:
         self.shared: dict[str, int] = {}  # lease id -> holder pid
         self.exclusive: tuple[str, int] | None = None
         self.waiting_exclusive = 0

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
+from kerneltrials._pids import pid_alive
 from kerneltrials.sandbox import SandboxLimits, resolve_sandbox
 from kerneltrials.verifier._jobs import WorkerFailed, WorkerJob
 
@@ -18,14 +18,6 @@ def _worker(tmp_path: Path, role: str) -> WorkerJob:
                      SandboxLimits(wall_timeout_s=60.0))
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
-
-
 def test_a_worker_that_was_never_asked_anything_is_killed_on_close(tmp_path: Path) -> None:
     # The run stage's workers start before the build; a compile error leaves them unused.
     worker = _worker(tmp_path, "reference")
@@ -34,7 +26,7 @@ def test_a_worker_that_was_never_asked_anything_is_killed_on_close(tmp_path: Pat
     info = worker.close()
 
     assert info.signal == 9, info.describe()
-    assert not _alive(pid)
+    assert not pid_alive(pid)
 
 
 def test_a_used_worker_exits_on_request_with_status_zero(tmp_path: Path) -> None:
