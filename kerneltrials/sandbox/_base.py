@@ -9,6 +9,7 @@ to captured stdout/stderr, never onto the channel. See docs/design/sandbox.md.
 from __future__ import annotations
 
 import socket
+import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -106,9 +107,9 @@ class SandboxedProcess(ABC):
     def kill(self, reason: str = "killed") -> ExitInfo:
         """Kill the job and everything it started; returns how it ended."""
 
-    @abstractmethod
     def seconds_left(self) -> float:
         """Wall-clock seconds until the job's timeout."""
+        return self._deadline - time.monotonic()
 
     def extend_deadline(self, seconds: float) -> None:
         """Give the job ``seconds`` more wall clock: time it spent waiting on the harness

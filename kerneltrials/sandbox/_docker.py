@@ -73,9 +73,6 @@ class DockerJob(SandboxedProcess):
         self._killed_by_harness = False
         self._limit_events: tuple[bool, bool] | None = None
 
-    def seconds_left(self) -> float:
-        return self._deadline - time.monotonic()
-
     def wait(self, timeout_s: float | None = None) -> ExitInfo | None:
         if self._exit is not None:
             return self._exit

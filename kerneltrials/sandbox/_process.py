@@ -111,9 +111,6 @@ class ProcessJob(SandboxedProcess):
         self._deadline = time.monotonic() + job.limits.wall_timeout_s
         self._exit: ExitInfo | None = None
 
-    def seconds_left(self) -> float:
-        return self._deadline - time.monotonic()
-
     def _kill_everything(self) -> None:
         if self._cgroup is not None:
             self._cgroup.kill_all()
