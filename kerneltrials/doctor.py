@@ -111,7 +111,10 @@ def device_findings() -> list[Finding]:
 def sandbox_findings() -> list[Finding]:
     from kerneltrials.sandbox import resolve_sandbox
 
-    features = resolve_sandbox("process").features()
+    try:
+        features = resolve_sandbox("process").features()
+    except ValueError as error:  # e.g. a job user that names root
+        return [Finding("sandbox", "process", False, str(error))]
     missing = features.get("missing", [])
     findings = [Finding("sandbox", "process", True, f"isolation level {features.get('level')}")]
     for key in ("network_isolated", "pid_namespace", "readonly_root"):
@@ -124,9 +127,45 @@ def sandbox_findings() -> list[Finding]:
     findings.append(Finding("sandbox", "cgroup memory+pids limits", parents is not None, detail,
                             "" if parents else "mount the cgroup memory/pids controllers (v1) "
                             "or delegate them (v2, set KERNELTRIALS_CGROUP_ROOT)"))
+    findings += isolation_findings()
     if missing:
         findings.append(Finding("sandbox", "missing", False, "; ".join(map(str, missing))))
     return findings
+
+
+def isolation_findings() -> list[Finding]:
+    """What a job really gets, reported from inside by a trusted probe job."""
+    from kerneltrials.sandbox import SandboxStartError, resolve_sandbox
+    from kerneltrials.sandbox._probe import probe_job
+
+    try:
+        found = probe_job(resolve_sandbox("process"))
+    except SandboxStartError as error:
+        found = {"error": str(error)}
+    if "error" in found:
+        return [Finding("sandbox", "job privileges", False, str(found["error"]),
+                        "apt-get install bubblewrap util-linux")]
+    unprivileged = found["uid"] != 0 and found["cap_effective"] == 0 and found["no_new_privs"]
+    view_ok = not (found["etc_shadow_readable"] or found["checkout_visible"])
+    quota = found["scratch_bytes"]
+    return [
+        Finding("sandbox", "job privileges", unprivileged,
+                f"uid {found['uid']} gid {found['gid']}, capabilities "
+                f"{'none' if found['cap_effective'] == 0 else hex(found['cap_effective'])}, "
+                f"bounding set {hex(found['cap_bounding'])}, no_new_privs "
+                f"{found['no_new_privs']}", "" if unprivileged else "install util-linux (setpriv)"),
+        Finding("sandbox", "/proc/sys read-only", not found["proc_sys_writable"],
+                "writable" if found["proc_sys_writable"] else "read-only",
+                "" if not found["proc_sys_writable"] else "run jobs as an unprivileged user"),
+        Finding("sandbox", "minimal view", view_ok,
+                f"/etc/shadow {'readable' if found['etc_shadow_readable'] else 'unreadable'}, "
+                f"checkout {'visible' if found['checkout_visible'] else 'invisible'}, "
+                f"/root shows {found['root_entries'] or 'nothing'}",
+                "" if view_ok else "apt-get install bubblewrap"),
+        Finding("sandbox", "scratch quota", quota <= 64 * 1024**3, f"{quota / 1024**2:.0f} MiB "
+                "(the scratch filesystem's size)",
+                "" if quota <= 64 * 1024**3 else "apt-get install bubblewrap"),
+    ]
 
 
 def engine_findings() -> list[Finding]:

@@ -21,11 +21,16 @@ class SandboxLimits:
     """Resource limits for one job; ``None`` means "not limited"."""
 
     wall_timeout_s: float = 600.0  # the whole job, from start to exit
-    cpu_time_s: int | None = None  # RLIMIT_CPU, summed over the job's threads
+    # CPU seconds: RLIMIT_CPU per process (summed over its threads), and the job's whole
+    # cgroup usage where the machine accounts it (the sandbox kills the job at the limit).
+    cpu_time_s: int | None = None
     memory_bytes: int | None = 8 * 1024**3  # cgroup memory limit
     max_processes: int | None = 64  # cgroup pids limit (threads count too)
     max_file_size_bytes: int | None = 2 * 1024**3  # RLIMIT_FSIZE
     max_open_files: int | None = 1024  # RLIMIT_NOFILE
+    # The scratch dir is a tmpfs of this size inside the job (bwrap, docker): writes past
+    # it fail with ENOSPC; levels without a mount namespace report it missing.
+    scratch_bytes: int | None = 1024**3
 
 
 @dataclass(frozen=True)
@@ -61,6 +66,11 @@ class ExitInfo:
     stdout: str = ""  # trimmed and redacted
     stderr: str = ""  # trimmed and redacted
     timeout_s: float | None = None  # the wall-clock limit, when the job hit it
+    # CPU seconds the whole job used, from its cgroup (outside the job's reach); None
+    # where the machine does not account it.
+    cpu_time_s: float | None = None
+    # Ended by its CPU-time limit: SIGXCPU, or killed with its usage at the limit.
+    cpu_limit_hit: bool = False
 
     def describe(self) -> str:
         """A short human reason, e.g. ``killed by signal 11 (SIGSEGV)``."""
@@ -71,6 +81,7 @@ class ExitInfo:
             for name, hit in (
                 ("memory limit exceeded", self.memory_limit_hit),
                 ("process limit exceeded", self.pids_limit_hit),
+                ("CPU time limit exceeded", self.cpu_limit_hit),
             )
             if hit
         ]
@@ -106,6 +117,11 @@ class SandboxedProcess(ABC):
     @abstractmethod
     def kill(self, reason: str = "killed") -> ExitInfo:
         """Kill the job and everything it started; returns how it ended."""
+
+    def cpu_time_s(self) -> float | None:
+        """CPU seconds the job has used so far (its cgroup's account; the job cannot
+        change it), or ``None`` where this machine does not account it."""
+        return None
 
     def seconds_left(self) -> float:
         """Wall-clock seconds until the job's timeout."""

@@ -9,6 +9,9 @@ breaks the CUDA runtime) bounds a memory bomb. Both hierarchies are supported:
   ``pids``: its own when that works, else ``KERNELTRIALS_CGROUP_ROOT``, e.g. a systemd
   unit started with ``Delegate=yes``).
 
+CPU time is accounted per job (v1 ``cpuacct.usage``, v2 ``cpu.stat`` ``usage_usec``) when
+the machine has it: the harness reads it from outside, so the job cannot touch it.
+
 A job's cgroup is nested under the harness's own cgroup, so the harness's own limits keep
 applying. The child joins it before ``exec`` (see :meth:`JobCgroup.enter`), so every
 descendant is inside from its first instruction. See docs/design/sandbox.md.
@@ -27,6 +30,8 @@ from kerneltrials.sandbox._base import SandboxLimits
 
 CGROUP_ROOT_ENV = "KERNELTRIALS_CGROUP_ROOT"
 _CONTROLLERS = ("memory", "pids")
+#: Optional: the job's CPU account (v1 controller name; v2 has cpu.stat everywhere).
+_CPU_ACCOUNTING = "cpuacct"
 
 
 @dataclass
@@ -86,6 +91,17 @@ class JobCgroup:
         if "pids" not in self.active:
             return False
         return _counter(self.dirs["pids"] / "pids.events", "max") > 0
+
+    def cpu_time_s(self) -> float | None:
+        """CPU seconds used by every process that was ever in the cgroup, if accounted."""
+        directory = self.dirs.get(_CPU_ACCOUNTING)
+        if directory is None:
+            return None
+        if self.version == 1:
+            text = _read(directory / "cpuacct.usage").strip()
+            return int(text) / 1e9 if text.isdigit() else None
+        usage = _counter(directory / "cpu.stat", "usage_usec")
+        return usage / 1e6 if (directory / "cpu.stat").exists() else None
 
     def remove(self) -> None:
         for directory in set(self.dirs.values()):
@@ -166,12 +182,15 @@ def find_cgroup_parents() -> tuple[dict[str, Path] | None, str]:
 def _v1_parents() -> dict[str, Path] | None:
     parents: dict[str, Path] = {}
     for mount_point, root, options in _mount_points("cgroup"):
-        for controller in _CONTROLLERS:
+        for controller in (*_CONTROLLERS, _CPU_ACCOUNTING):
             if controller in options.split(","):
                 own = _own_path(controller)
                 relative = own[len(root) :] if own.startswith(root) else own
                 parents[controller] = mount_point / relative.lstrip("/")
-    if set(parents) != set(_CONTROLLERS):
+    accounting = parents.get(_CPU_ACCOUNTING)
+    if accounting is not None and not os.access(accounting, os.W_OK):
+        del parents[_CPU_ACCOUNTING]  # optional: the job runs without a CPU account
+    if not set(_CONTROLLERS) <= set(parents):
         return None
     if not all(os.access(parent, os.W_OK) for parent in parents.values()):
         return None
@@ -192,7 +211,7 @@ def _v2_parents(root: Path) -> tuple[dict[str, Path] | None, str]:
                 f"cgroup: cannot enable {controller} below {root} (it holds processes); "
                 f"set {CGROUP_ROOT_ENV} to a delegated cgroup (systemd Delegate=yes)"
             )
-    return {controller: root for controller in _CONTROLLERS}, ""
+    return {controller: root for controller in (*_CONTROLLERS, _CPU_ACCOUNTING)}, ""
 
 
 def _mount_points(fstype: str) -> list[tuple[Path, str, str]]:
@@ -271,3 +290,24 @@ def limit_events_of_pid(pid: int) -> tuple[bool, bool] | None:
                     found = True
                     memory_hit = memory_hit or _counter(directory / events, "oom_kill") > 0
     return (memory_hit, pids_hit) if found else None
+
+
+def cpu_time_of_pid(pid: int) -> float | None:
+    """CPU seconds of the cgroup that ``pid`` lives in (v1 cpuacct, v2 cpu.stat), if
+    readable: the docker backend's account of a running container (local engines)."""
+    for line in _read(Path(f"/proc/{pid}/cgroup")).splitlines():
+        _, controllers, path = line.split(":", 2)
+        names = controllers.split(",") if controllers else []
+        if names and _CPU_ACCOUNTING not in names:
+            continue
+        fstype = "cgroup" if names else "cgroup2"
+        for mount_point, root, options in _mount_points(fstype):
+            if names and _CPU_ACCOUNTING not in options.split(","):
+                continue
+            relative = path[len(root) :] if path.startswith(root) else path
+            directory = mount_point / relative.lstrip("/")
+            version = 1 if names else 2
+            used = JobCgroup(version, {_CPU_ACCOUNTING: directory}).cpu_time_s()
+            if used is not None:
+                return used
+    return None

@@ -1,16 +1,18 @@
 """The ``docker`` sandbox: one container per job, through the ``docker`` SDK.
 
-Any Docker-compatible engine works (Docker, podman's API service). A container gets no
-network, a read-only root, all capabilities dropped, memory/pids limits, nofile/nproc
-ulimits, an init process (so the job is not PID 1, which ignores default signals), and
-the job's scratch dir and mounts bound at the same paths as on the host. Containers
+Any Docker-compatible engine works (Docker, podman's API service). A container runs as
+an unprivileged user (``65534:65534`` when the harness is root, never the harness's
+uid 0), with no network, a read-only root, all capabilities dropped,
+``no-new-privileges``, memory/pids limits, nofile/nproc/cpu ulimits, an init process (so
+the job is not PID 1, which ignores default signals), its scratch dir a size-limited
+tmpfs (the disk quota) and its mounts bound at the same paths as on the host. Containers
 cannot inherit descriptors, so the channel is a unix socket in a private bind-mounted
 directory (``KERNELTRIALS_CHANNEL=unix:/path``, see :mod:`._channel`).
 
 Images: ``KERNELTRIALS_DOCKER_IMAGE`` or the ``image`` argument. With the default, an
-empty base image (``localhost/kt-base:latest``, made by
-``shared/container-engine/start-docker-api.sh``), the host's system dirs, Python and this
-package are bound read-only; with a real worker image (``docker/worker.Dockerfile``) the
+empty base image (``localhost/kt-base:latest``, made by ``scripts/start-docker-api.sh``),
+the minimal view of :mod:`._view` is bound read-only (system dirs, Python, the venv, this
+package, a few /etc files); with a real worker image (``docker/worker.Dockerfile``) the
 image brings its own Python. See docs/design/sandbox.md.
 """
 
@@ -31,12 +33,13 @@ from kerneltrials.sandbox._base import (
     SandboxedProcess,
     SandboxStartError,
 )
-from kerneltrials.sandbox._cgroups import limit_events_of_pid
+from kerneltrials.sandbox._cgroups import cpu_time_of_pid, limit_events_of_pid
 from kerneltrials.sandbox._channel import CHANNEL_ENV, UnixChannelRelay
 from kerneltrials.sandbox._env import redact, trim
-from kerneltrials.sandbox._namespaces import host_runtime_paths
-from kerneltrials.sandbox._process import sanitize_job_env, signal_from_returncode
+from kerneltrials.sandbox._job import is_cpu_limit_hit, sanitize_job_env, signal_from_returncode
+from kerneltrials.sandbox._privilege import hand_over, privilege_report, resolve_job_user
 from kerneltrials.sandbox._registry import register_sandbox
+from kerneltrials.sandbox._view import runtime_paths, view_report
 
 try:
     import docker.client
@@ -72,23 +75,41 @@ class DockerJob(SandboxedProcess):
         self._exit: ExitInfo | None = None
         self._killed_by_harness = False
         self._limit_events: tuple[bool, bool] | None = None
+        self._pid = self._read_pid()
+        self._cpu_seen_s: float | None = None  # the last CPU account read (host cgroup)
+
+    def cpu_time_s(self) -> float | None:
+        """The container's CPU account, read from the host's cgroup (local engines only);
+        after the exit, the last value read while it ran (a lower bound)."""
+        if self._exit is None and self._pid > 0:
+            used = cpu_time_of_pid(self._pid)
+            self._cpu_seen_s = used if used is not None else self._cpu_seen_s
+        return self._cpu_seen_s
 
     def wait(self, timeout_s: float | None = None) -> ExitInfo | None:
         if self._exit is not None:
             return self._exit
         budget = self.seconds_left() if timeout_s is None else min(timeout_s, self.seconds_left())
-        try:
-            self.container.wait(timeout=max(budget, 0.01))
-        except (requests.exceptions.ConnectionError, requests.exceptions.ReadTimeout):
+        end = time.monotonic() + max(budget, 0.01)
+        while True:  # in short steps, so the CPU account is read while the job runs
+            try:
+                self.container.wait(timeout=max(min(end - time.monotonic(), 0.5), 0.01))
+                return self._finish(timed_out=False)
+            except (requests.exceptions.ConnectionError, requests.exceptions.ReadTimeout):
+                pass
+            used, limit = self.cpu_time_s(), self.job.limits.cpu_time_s
+            if used is not None and limit is not None and used >= limit:
+                return self.kill("cpu limit")
             if self.seconds_left() <= 0:
                 return self.kill("timeout")
-            return None
-        return self._finish(timed_out=False)
+            if time.monotonic() >= end:
+                return None
 
     def kill(self, reason: str = "killed") -> ExitInfo:
         if self._exit is not None:
             return self._exit
         self._limit_events = self._read_limit_events()  # the cgroup vanishes with the container
+        self.cpu_time_s()
         self._killed_by_harness = True
         try:
             self.container.kill()
@@ -96,12 +117,15 @@ class DockerJob(SandboxedProcess):
             pass  # already exited
         return self._finish(timed_out=reason == "timeout")
 
-    def _read_limit_events(self) -> tuple[bool, bool] | None:
+    def _read_pid(self) -> int:
         try:
             self.container.reload()
-            pid = int(self.container.attrs["State"].get("Pid") or 0)
-        except docker.errors.APIError:
-            return None
+            return int(self.container.attrs["State"].get("Pid") or 0)
+        except (docker.errors.APIError, requests.exceptions.RequestException):
+            return 0
+
+    def _read_limit_events(self) -> tuple[bool, bool] | None:
+        pid = self._read_pid()
         return limit_events_of_pid(pid) if pid > 0 else None
 
     def _finish(self, timed_out: bool) -> ExitInfo:
@@ -129,6 +153,10 @@ class DockerJob(SandboxedProcess):
             timeout_s=self.job.limits.wall_timeout_s if timed_out else None,
             memory_limit_hit=memory_hit,
             pids_limit_hit=pids_hit,
+            cpu_time_s=self._cpu_seen_s,
+            cpu_limit_hit=is_cpu_limit_hit(
+                signal_number, self._cpu_seen_s, self.job.limits.cpu_time_s
+            ),
             stdout=trim(redact(stdout.decode("utf-8", "replace"))),
             stderr=trim(redact(stderr.decode("utf-8", "replace"))),
         )
@@ -154,6 +182,7 @@ class DockerSandbox(Sandbox):
         bind_host_runtime: bind the host's system dirs, Python and this package read-only
             (default: ``KERNELTRIALS_DOCKER_BIND_HOST``, else only for the empty base image).
         init: run an init process as PID 1 (``--init``), so the job is an ordinary process.
+        user: ``"UID:GID"`` of the job when the harness is root (default ``65534:65534``).
     """
 
     name = "docker"
@@ -164,6 +193,7 @@ class DockerSandbox(Sandbox):
         base_url: str | None = None,
         bind_host_runtime: bool | None = None,
         init: bool = True,
+        user: str | None = None,
     ) -> None:
         self.image = image or os.environ.get(IMAGE_ENV) or DEFAULT_IMAGE
         if bind_host_runtime is None:
@@ -171,6 +201,7 @@ class DockerSandbox(Sandbox):
             bind_host_runtime = flag == "1" if flag else self.image == DEFAULT_IMAGE
         self.bind_host_runtime = bind_host_runtime
         self.init = init
+        self.user = resolve_job_user(user)
         try:
             self.client = (
                 docker.client.DockerClient(base_url=base_url)
@@ -181,7 +212,8 @@ class DockerSandbox(Sandbox):
         except docker.errors.DockerException as error:
             raise SandboxStartError(
                 f"no container engine reachable ({error}): start one (e.g. "
-                "shared/container-engine/start-docker-api.sh) and export DOCKER_HOST"
+                "scripts/start-docker-api.sh in the kerneltrials repository) and export "
+                "DOCKER_HOST"
             ) from error
 
     def features(self) -> dict[str, Any]:
@@ -195,8 +227,12 @@ class DockerSandbox(Sandbox):
             "network_isolated": True,
             "pid_namespace": True,
             "readonly_root": True,
+            **privilege_report(self.user),
+            "minimal_view": view_report() if self.bind_host_runtime else "image",
+            "scratch_quota_bytes": None,
             "memory_limit": "engine",
             "pids_limit": "engine",
+            "cpu_accounting": "host cgroup (local engines)",
             "group_kill": "container",
             "missing": [],
         }
@@ -205,6 +241,8 @@ class DockerSandbox(Sandbox):
         job.scratch_dir.mkdir(parents=True, exist_ok=True)
         channel_dir = make_scratch_dir("channel")
         relay = UnixChannelRelay(channel_dir)
+        for path in [channel_dir, relay.socket_path, *(m.path for m in job.mounts if m.writable)]:
+            hand_over(path, self.user)  # the job's user connects and writes there
         env = sanitize_job_env(job.env, job.scratch_dir)
         env[CHANNEL_ENV] = relay.address
         try:
@@ -217,7 +255,9 @@ class DockerSandbox(Sandbox):
             relay.parent_end.close()
             shutil.rmtree(channel_dir, ignore_errors=True)
             raise SandboxStartError(f"cannot start container for {job.label}: {error}") from error
-        return DockerJob(container, relay, job, self.features())
+        isolation = self.features()
+        isolation["scratch_quota_bytes"] = job.limits.scratch_bytes
+        return DockerJob(container, relay, job, isolation)
 
     def _argv(self, job: JobSpec) -> list[str]:
         argv = list(job.argv)
@@ -228,14 +268,21 @@ class DockerSandbox(Sandbox):
     def _volumes(self, job: JobSpec, channel_dir: Path) -> dict[str, dict[str, str]]:
         volumes: dict[str, dict[str, str]] = {}
         if self.bind_host_runtime:
-            for path in host_runtime_paths():
+            for path in runtime_paths():
                 volumes[str(path)] = {"bind": str(path), "mode": "ro"}
         for mount in job.mounts:
             mode = "rw" if mount.writable else "ro"
             volumes[str(mount.path)] = {"bind": str(mount.path), "mode": mode}
-        volumes[str(job.scratch_dir)] = {"bind": str(job.scratch_dir), "mode": "rw"}
         volumes[str(channel_dir)] = {"bind": str(channel_dir), "mode": "rw"}
         return volumes
+
+    @staticmethod
+    def _tmpfs(job: JobSpec) -> dict[str, str]:
+        # The scratch dir is a tmpfs of its own: its size is the job's disk quota.
+        scratch = "rw,mode=1777"
+        if job.limits.scratch_bytes is not None:
+            scratch += f",size={job.limits.scratch_bytes}"
+        return {"/tmp": "rw,size=256m,mode=1777", str(job.scratch_dir): scratch}
 
     def _options(self, job: JobSpec, channel_dir: Path) -> dict[str, Any]:
         limits = job.limits
@@ -254,10 +301,10 @@ class DockerSandbox(Sandbox):
             "working_dir": str(job.scratch_dir),
             "network_mode": "none",
             "read_only": True,
-            "tmpfs": {"/tmp": "rw,size=256m,mode=1777"},
+            "tmpfs": self._tmpfs(job),
             "cap_drop": ["ALL"],
             "security_opt": ["no-new-privileges"],
-            "user": f"{os.getuid()}:{os.getgid()}",
+            "user": str(self.user),
             "ulimits": ulimits,
             "init": self.init,
             "labels": {JOB_LABEL: job.label},

@@ -4,16 +4,18 @@ Levels, strongest first (``ProcessSandbox(isolation=...)`` picks one, ``auto`` t
 that works on this machine):
 
 - ``bwrap``: new network, PID, IPC, UTS and mount namespaces; a root filesystem built
-  only from read-only binds of what a job needs (system dirs, the Python installation,
-  this package, the job's mounts), the scratch dir and writable mounts bound read-write,
-  a fresh ``/proc`` of the new PID namespace, a minimal ``/dev`` (plus ``/dev/nvidia*``
-  on GPU hosts), all capabilities dropped. Host sockets (``/run``, ``/tmp``: a container
-  engine's API socket is a full escape) are simply not there.
-- ``unshare``: new network and PID namespaces and a private ``/proc``; capabilities
-  dropped with ``setpriv``; the host filesystem stays writable (reported as missing).
-- ``none``: no namespaces (session, rlimits and cgroups still apply).
+  only from read-only binds of the minimal view (:mod:`._view`: system dirs, the Python
+  runtime and venv, this package, a few /etc files, the job's mounts), writable mounts
+  bound read-write, the scratch dir a size-limited tmpfs (the disk quota), a fresh
+  ``/proc`` of the new PID namespace, a minimal ``/dev`` (plus ``/dev/nvidia*`` on GPU
+  hosts). Host sockets (``/run``, ``/tmp``: a container engine's API socket is a full
+  escape) are simply not there.
+- ``unshare``: new network and PID namespaces and a private ``/proc``; the host
+  filesystem, seen through the job user's permissions (reported as missing).
+- ``none``: no namespaces (session, rlimits, cgroups and the user drop still apply).
 
-See docs/design/sandbox.md.
+Every level ends with ``setpriv`` (:mod:`._privilege`): the job runs as an unprivileged
+user with no capabilities and ``no_new_privs``. See docs/design/sandbox.md.
 """
 
 from __future__ import annotations
@@ -26,39 +28,19 @@ import sys
 from pathlib import Path
 
 from kerneltrials.sandbox._base import JobSpec
+from kerneltrials.sandbox._privilege import (
+    JobUser,
+    resolve_job_user,
+    setpriv_command,
+    unreachable_ancestor,
+)
+from kerneltrials.sandbox._view import is_within, package_dir, runtime_paths
 
 ISOLATION_LEVELS = ("bwrap", "unshare", "none")
 
-#: System directories a job may read (bound read-only when they exist).
-_SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
-
-
-def host_runtime_paths() -> list[Path]:
-    """Host directories a job needs read-only: system dirs, Python, this package."""
-    import kerneltrials
-
-    candidates = [Path(p) for p in _SYSTEM_DIRS]
-    candidates += [Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).parent]
-    candidates.append(Path(kerneltrials.__file__).resolve().parent.parent)
-    paths: list[Path] = []
-    for path in candidates:
-        for variant in (path, path.resolve()):
-            if variant.exists() and variant not in paths:
-                paths.append(variant)
-    return _drop_nested(paths)
-
-
-def _drop_nested(paths: list[Path]) -> list[Path]:
-    """Keep only outermost directories (a bind of /usr already contains /usr/local)."""
-    kept: list[Path] = []
-    for path in sorted(paths, key=lambda p: len(p.parts)):
-        if not any(_is_within(path, outer) for outer in kept):
-            kept.append(path)
-    return kept
-
-
-def _is_within(path: Path, outer: Path) -> bool:
-    return path == outer or outer in path.parents
+#: Capabilities bwrap keeps for ``setpriv`` (change ids, drop the bounding set); setpriv
+#: then empties every set before the job's program starts.
+_SETPRIV_CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP")
 
 
 def gpu_device_paths(gpu_index: int | None) -> list[Path]:
@@ -69,15 +51,21 @@ def gpu_device_paths(gpu_index: int | None) -> list[Path]:
     return [Path("/dev") / name for name in names if (Path("/dev") / name).exists()]
 
 
-def bwrap_command(job: JobSpec) -> list[str]:
-    """``bwrap … --`` for ``job``; append the job's argv."""
+def bwrap_command(job: JobSpec, user: JobUser) -> list[str]:
+    """``bwrap … --`` for ``job`` (the ``setpriv`` prefix and the job's argv follow)."""
     command = ["bwrap", "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
     command += ["--unshare-cgroup-try", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+    if user.drops:
+        for capability in _SETPRIV_CAPS:
+            command += ["--cap-add", capability]
     # The empty /tmp comes first: a Python installation or checkout under /tmp (a CI
     # runner's venv) is then bound on top of it instead of being hidden by it.
     command += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
-    for path in host_runtime_paths():
-        if path.is_symlink():  # merged /usr: /bin -> usr/bin stays a link
+    targets = [*runtime_paths(), *(mount.path for mount in job.mounts), job.scratch_dir]
+    for directory in traversable_parents(targets):
+        command += ["--perms", "0755", "--dir", str(directory)]
+    for path in runtime_paths():
+        if path.is_symlink() and path.parent == Path("/"):  # merged /usr: /bin -> usr/bin
             command += ["--symlink", os.readlink(path), str(path)]
         else:
             command += ["--ro-bind", str(path), str(path)]
@@ -87,33 +75,68 @@ def bwrap_command(job: JobSpec) -> list[str]:
         command += ["--dev-bind", str(device), str(device)]
     for mount in job.mounts:
         command += ["--bind" if mount.writable else "--ro-bind", str(mount.path), str(mount.path)]
-    command += ["--bind", str(job.scratch_dir), str(job.scratch_dir)]
+    if job.limits.scratch_bytes is not None:  # the disk quota: writes past it get ENOSPC
+        command += ["--size", str(job.limits.scratch_bytes)]
+    command += ["--perms", "1777", "--tmpfs", str(job.scratch_dir)]
     command += ["--chdir", str(job.scratch_dir), "--"]
     return command
 
 
+def traversable_parents(targets: list[Path]) -> list[Path]:
+    """The directories above ``targets`` that bwrap must create, outermost first.
+
+    bwrap copies a missing parent's mode from the host, so ``/root`` (0700) would stay
+    closed to the job's user above a runtime bound inside it; these are made 0755.
+    """
+    parents = {parent for target in targets for parent in target.parents}
+    parents -= {Path("/"), Path("/tmp")}
+    kept = [p for p in parents if not any(p != t and is_within(p, t) for t in targets)]
+    return sorted(kept, key=lambda p: len(p.parts))
+
+
 def unshare_command(job: JobSpec) -> list[str]:
-    """``unshare … --`` (new net + PID namespace, private /proc, no capabilities)."""
-    command = ["unshare", "--net", "--pid", "--fork", "--mount-proc", "--kill-child"]
-    if shutil.which("setpriv"):
-        command += ["--", "setpriv", "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs"]
-    return command + ["--"]
+    """``unshare … --`` (new net + PID namespace, private /proc)."""
+    return ["unshare", "--net", "--pid", "--fork", "--mount-proc", "--kill-child", "--"]
+
+
+def level_command(level: str, job: JobSpec, user: JobUser) -> list[str]:
+    """Everything before the job's argv at ``level``: namespaces, then the user drop."""
+    prefix = {"bwrap": lambda: bwrap_command(job, user), "unshare": lambda: unshare_command(job)}
+    namespaces = prefix[level]() if level in prefix else []
+    return [*namespaces, *setpriv_command(user)]
+
+
+def unreachable_runtime(user: JobUser) -> str | None:
+    """Why ``user`` cannot start this Python through host permissions, if it cannot."""
+    for path in (Path(sys.executable).resolve(), Path(sys.prefix), package_dir()):
+        blocked = unreachable_ancestor(path, user)
+        if blocked is not None:
+            mode = oct(blocked.stat().st_mode & 0o777) if blocked.exists() else "missing"
+            return (f"uid {user.uid} cannot reach {path} ({blocked} is {mode}) without "
+                    "a mount namespace: install bubblewrap, or put Python where other "
+                    "users may read it")
+    return None
 
 
 @functools.cache
-def probe_level(level: str) -> str | None:
+def probe_level(level: str, user_spec: str | None = None) -> str | None:
     """``None`` when ``level`` works on this machine, else why not (cached per process)."""
+    user = resolve_job_user(user_spec)
+    if shutil.which("setpriv") is None:
+        return "setpriv not found: install the Debian package util-linux"
+    if level != "bwrap" and (problem := unreachable_runtime(user)) is not None:
+        return f"{level}: {problem}"
     if level == "none":
         return None
     tool = "bwrap" if level == "bwrap" else "unshare"
     if shutil.which(tool) is None:
         package = "bubblewrap" if tool == "bwrap" else "util-linux"
         return f"{tool} not found: install the Debian package {package}"
-    probe_job = JobSpec(argv=["true"], env={}, scratch_dir=Path("/tmp"))
-    prefix = bwrap_command(probe_job) if level == "bwrap" else unshare_command(probe_job)
+    probe_job = JobSpec(argv=["true"], env={}, scratch_dir=Path("/tmp/kt-probe"))
     try:
         result = subprocess.run(
-            [*prefix, "true"], capture_output=True, timeout=10, stdin=subprocess.DEVNULL
+            [*level_command(level, probe_job, user), "true"],
+            capture_output=True, timeout=10, stdin=subprocess.DEVNULL, cwd="/",
         )
     except (OSError, subprocess.TimeoutExpired) as error:
         return f"{tool} failed to start: {error}"
@@ -122,8 +145,14 @@ def probe_level(level: str) -> str | None:
     return None
 
 
-def resolve_isolation_level(requested: str) -> tuple[str, list[str]]:
-    """The level to use for ``requested`` (``auto`` or a level), and why stronger ones are not."""
+def resolve_isolation_level(
+    requested: str, user_spec: str | None = None
+) -> tuple[str, list[str]]:
+    """The level to use for ``requested`` (``auto`` or a level), and why stronger ones are not.
+
+    Raises:
+        ValueError: ``requested`` is not a level, or no level can run a job unprivileged.
+    """
     if requested != "auto" and requested not in ISOLATION_LEVELS:
         raise ValueError(
             f"unknown isolation level {requested!r}: choose auto, {', '.join(ISOLATION_LEVELS)}"
@@ -131,7 +160,7 @@ def resolve_isolation_level(requested: str) -> tuple[str, list[str]]:
     reasons: list[str] = []
     candidates = ISOLATION_LEVELS if requested == "auto" else (requested,)
     for level in candidates:
-        problem = probe_level(level)
+        problem = probe_level(level, user_spec)
         if problem is None:
             return level, reasons
         reasons.append(problem)

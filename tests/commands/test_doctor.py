@@ -55,3 +55,19 @@ def test_doctor_says_whether_cuda_sources_are_split() -> None:
     assert default["ok"] == (find_fast_cxx() is not None), default
     off = _doctor({**os.environ, "KERNELTRIALS_CUDA_SPLIT": "0"})[name]
     assert not off["ok"] and "KERNELTRIALS_CUDA_SPLIT" in off["fix"]
+
+
+def test_doctor_reports_what_a_job_gets_from_inside() -> None:
+    findings = _doctor()
+    privileges = findings["sandbox/job privileges"]
+    assert privileges["ok"], privileges  # setpriv is part of util-linux: always here
+    assert "capabilities none" in privileges["detail"] and "no_new_privs True" in privileges["detail"]
+    if os.geteuid() == 0:  # a root harness drops to nobody and empties the bounding set
+        assert privileges["detail"].startswith("uid 65534 gid 65534")
+        assert "bounding set 0x0" in privileges["detail"]
+    assert findings["sandbox//proc/sys read-only"]["detail"] == "read-only"
+    view = findings["sandbox/minimal view"]
+    assert "/etc/shadow unreadable" in view["detail"]
+    if findings["sandbox/readonly_root"]["ok"]:  # bwrap: the minimal view and a quota
+        assert view["ok"] and "checkout invisible" in view["detail"], view
+        assert findings["sandbox/scratch quota"]["detail"].startswith("1024 MiB")

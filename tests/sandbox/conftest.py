@@ -27,10 +27,7 @@ from kerneltrials.sandbox._namespaces import probe_level
 REPO_ROOT = Path(__file__).resolve().parents[2]
 #: The script that starts podman's Docker-compatible API (see its header).
 ENGINE_SCRIPT = Path(
-    os.environ.get(
-        "KERNELTRIALS_ENGINE_SCRIPT",
-        REPO_ROOT.parent / "shared" / "container-engine" / "start-docker-api.sh",
-    )
+    os.environ.get("KERNELTRIALS_ENGINE_SCRIPT", REPO_ROOT / "scripts" / "start-docker-api.sh")
 )
 
 BACKENDS = [
@@ -43,11 +40,12 @@ BACKENDS = [
 #: Properties each backend does NOT provide (tests of them are strict xfails or skips).
 KNOWN_DIFFERENCES: dict[str, set[str]] = {
     "process-bwrap": set(),
-    # unshare: new net + PID namespaces, but the host filesystem stays writable; and a
-    # SIGKILLed job exits 1 (util-linux unshare cannot re-raise SIGKILL on itself).
-    "process-unshare": {"readonly_root", "sigkill_status"},
-    # none: session, rlimits and cgroups only.
-    "process-none": {"readonly_root", "network", "pid_namespace"},
+    # unshare: new net + PID namespaces, but the host filesystem (seen through the job
+    # user's permissions) instead of a minimal view, no scratch quota; and a SIGKILLed
+    # job exits 1 (util-linux unshare cannot re-raise SIGKILL on itself).
+    "process-unshare": {"readonly_root", "minimal_view", "scratch_quota", "sigkill_status"},
+    # none: session, rlimits, cgroups and the user drop only.
+    "process-none": {"readonly_root", "minimal_view", "scratch_quota", "network", "pid_namespace"},
     # docker: everything; limit events are read from the host's cgroups (local engines).
     "docker": set(),
 }
@@ -61,7 +59,7 @@ class Engine:
 
 @pytest.fixture(scope="session")
 def container_engine() -> Engine:
-    """A running Docker-compatible engine, started by the shared script if needed."""
+    """A running Docker-compatible engine, started by scripts/start-docker-api.sh if needed."""
     if not ENGINE_SCRIPT.exists():
         pytest.skip(
             f"no container engine script at {ENGINE_SCRIPT} (set KERNELTRIALS_ENGINE_SCRIPT)"
@@ -128,6 +126,7 @@ def hostile_library(tmp_path_factory: pytest.TempPathFactory) -> Path:
     source.write_text(HOSTILE_C)
     library = directory / "libhostile.so"
     subprocess.run(["cc", "-shared", "-fPIC", "-O0", "-o", str(library), str(source)], check=True)
+    directory.chmod(0o755)  # the job's unprivileged user reads it (pytest makes 0700 dirs)
     return library
 
 

@@ -20,6 +20,13 @@ pytestmark = pytest.mark.timeout(60)
 ISOLATION_KEYS = {
     "backend",
     "level",
+    "user",
+    "capabilities",
+    "no_new_privs",
+    "proc_sys_writable",
+    "minimal_view",
+    "scratch_quota_bytes",
+    "cpu_accounting",
     "env_allowlist",
     "network_isolated",
     "pid_namespace",
@@ -43,12 +50,16 @@ def test_exit_code_and_output_are_captured(run_job) -> None:
 
 
 def test_scratch_dir_is_cwd_home_and_writable(run_job) -> None:
-    code = "import os; open('made-here', 'w').write(os.getcwd() + '|' + os.environ['HOME'])"
+    # The scratch dir is the job's own (a tmpfs where the backend has a quota): read back
+    # what the job wrote there through its output, not from the host.
+    code = (
+        "import os; open('made-here', 'w').write(os.getcwd() + '|' + os.environ['HOME'])\n"
+        "print(open(os.path.join(os.environ['TMPDIR'], 'made-here')).read())"
+    )
     info = run_job.python(code)
 
     assert info.returncode == 0, info.stderr
-    written = (run_job.scratch_dir / "made-here").read_text()
-    assert written == f"{run_job.scratch_dir}|{run_job.scratch_dir}"
+    assert info.stdout.strip() == f"{run_job.scratch_dir}|{run_job.scratch_dir}"
 
 
 def test_mounts_are_read_only_unless_writable(run_job, tmp_path: Path, expect_unless_known) -> None:
@@ -182,6 +193,8 @@ def test_isolation_report_matches_the_known_differences(known_differences, a_san
     assert features["readonly_root"] == ("readonly_root" not in known)
     assert features["network_isolated"] == ("network" not in known)
     assert features["pid_namespace"] == ("pid_namespace" not in known)
+    assert bool(features["minimal_view"]) == ("minimal_view" not in known)
+    assert features["capabilities"] == "none" and features["no_new_privs"] is True
 
 
 def test_next_job_runs_normally_after_a_killed_one(run_job) -> None:

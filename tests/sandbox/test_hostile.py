@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from sandbox_payloads import DRIVER, hostile_mounts, processes_with
 
-from kerneltrials.sandbox import SandboxLimits, build_job_env
+from kerneltrials.sandbox import Mount, SandboxLimits, build_job_env
 
 FAST = SandboxLimits(wall_timeout_s=3.0, memory_bytes=128 * 1024**2, max_processes=32)
 
@@ -114,7 +114,7 @@ def test_grandchildren_die_with_the_job(run_job, token) -> None:
 
 @pytest.mark.timeout(30)
 def test_api_key_in_the_harness_env_never_reaches_the_job(
-    run_job, monkeypatch: pytest.MonkeyPatch, backend: str
+    run_job, monkeypatch: pytest.MonkeyPatch, backend: str, tmp_path: Path
 ) -> None:
     secret = "sk-live-0123456789abcdef"
     monkeypatch.setenv("KT_PROVIDER_API_KEY", secret)
@@ -127,13 +127,16 @@ for path in ("/proc/self/environ", f"/proc/{os.getppid()}/environ", "/proc/1/env
         seen.append(pathlib.Path(path).read_bytes().decode(errors="replace"))
     except OSError as error:
         seen.append(f"{path}: {error}")
-pathlib.Path("seen.txt").write_text("\\n".join(seen))
+pathlib.Path(OUT, "seen.txt").write_text("\\n".join(seen))
 print("\\n".join(seen))
 """
-    info = run_job.python(code, env=env)
+    out = tmp_path / "out"  # a writable mount: the host reads what the job saw
+    out.mkdir()
+    code = f"OUT = {str(out)!r}\n" + code
+    info = run_job.python(code, env=env, mounts=[Mount(out, writable=True)])
 
     assert info.returncode == 0, info.stderr
-    assert secret not in (run_job.scratch_dir / "seen.txt").read_text()  # what the job saw
+    assert secret not in (out / "seen.txt").read_text()  # what the job saw
     assert secret not in info.stdout + info.stderr
     assert secret not in str(info)
 
