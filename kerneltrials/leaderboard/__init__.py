@@ -17,22 +17,23 @@ from kerneltrials.leaderboard._bundle import (
     load_bundle,
     save_bundle,
 )
+from kerneltrials.leaderboard._claims import ClaimOutcome
 from kerneltrials.leaderboard._collect import SiteData, SiteRun, collect_site
 from kerneltrials.leaderboard._serve import serve_site
 from kerneltrials.leaderboard._site import BuildResult, build_site, render_site
 from kerneltrials.leaderboard._verify import (
     DEFAULT_TOLERANCE,
-    DIFFERENT_HARDWARE,
-    ClaimOutcome,
+    VERIFICATION_VERSION,
     VerificationReport,
     default_checker,
+    remeasured_scores,
     verify_bundle,
 )
 
 __all__ = [
     "BUNDLE_VERSION",
     "DEFAULT_TOLERANCE",
-    "DIFFERENT_HARDWARE",
+    "VERIFICATION_VERSION",
     "BuildResult",
     "Bundle",
     "BundleAttempt",
@@ -50,6 +51,7 @@ __all__ = [
     "create_bundle",
     "default_checker",
     "load_bundle",
+    "remeasured_scores",
     "render_site",
     "save_bundle",
     "serve_site",

@@ -4,7 +4,11 @@ scores, and the verification records that mark a run verified.
 Every run becomes a :class:`Bundle` (a store run is read as the bundle ``submit`` would
 write), so the pages are built from one representation. A run is verified only when a
 store given to ``build`` holds a verification of exactly this content (run name and
-content hash) whose newest record says every claim held; nothing inside a bundle counts.
+content hash) whose newest record, written by this version of ``verify``, says every
+claim was re-measured there and held; nothing inside a bundle counts. A verified run is
+shown with the re-measured figures of that record, never the claimed ones; every other
+run shows its claims, marked unverified / partially verified / verification failed.
+See docs/design/leaderboard.md, "Verified".
 """
 
 from __future__ import annotations
@@ -15,21 +19,30 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from kerneltrials.leaderboard._bundle import Bundle, BundleError, bundle_from_store, load_bundle
+from kerneltrials.leaderboard._verify import VERIFICATION_VERSION
 from kerneltrials.results import VerificationRecord, open_store
 
 BUNDLE_SUFFIXES = (".json", ".json.gz")
+# what the site says about a run's claims (SiteRun.state)
+VERIFIED = "verified"  # every claim re-measured by a maintainer and held
+PARTIALLY_VERIFIED = "partially verified"  # nothing failed, but not every claim re-measured
+VERIFICATION_FAILED = "verification failed"  # some claim did not hold
+UNVERIFIED = "unverified"  # no usable verification record of this content
 
 
 @dataclass(frozen=True)
 class SiteRun:
     """One run as the site shows it."""
 
-    bundle: Bundle
+    bundle: Bundle  # what the pages show: for a verified run, the re-measured figures
     origin: str  # "store:<path>" or "bundle:<file name>"
     slug: str  # file-name-safe, unique within the site
-    verification: VerificationRecord | None  # the newest matching record that holds
+    verification: VerificationRecord | None = None  # the newest record of exactly this content
+    state: str = UNVERIFIED
+    submitted: Bundle | None = None  # the claims, when ``bundle`` shows re-measured figures
 
     @property
     def name(self) -> str:
@@ -37,7 +50,17 @@ class SiteRun:
 
     @property
     def is_verified(self) -> bool:
-        return self.verification is not None
+        """Every claim re-measured and held: ranked with the verified runs."""
+        return self.state == VERIFIED
+
+    @property
+    def claims(self) -> list[dict[str, Any]]:
+        """The verification's per-attempt outcomes (claimed, re-measured, result, notes);
+        empty without a record this version understands."""
+        outcome = self.verification.outcome if self.verification else {}
+        if outcome.get("verification_version") != VERIFICATION_VERSION:
+            return []
+        return [a for a in outcome.get("attempts", []) if isinstance(a, dict)]
 
 
 @dataclass(frozen=True)
@@ -87,11 +110,7 @@ def collect_site(
         if (bundle.run.name, bundle.content_sha256) not in seen:
             seen.add((bundle.run.name, bundle.content_sha256))
             bundles.append((bundle, origin))
-    runs = tuple(
-        SiteRun(bundle, origin, slugify(f"{bundle.run.name}@{bundle.content_sha256[:12]}"),
-                verification_of(bundle, verifications))
-        for bundle, origin in bundles
-    )  # fmt: skip
+    runs = tuple(site_run(bundle, origin, verifications) for bundle, origin in bundles)
     return SiteData(runs, tuple(skipped))
 
 
@@ -114,13 +133,55 @@ def _read_bundle_files(
     return bundles, skipped
 
 
+def site_run(bundle: Bundle, origin: str, records: Iterable[VerificationRecord]) -> SiteRun:
+    """The run with its verification state (and re-measured figures when verified)."""
+    slug = slugify(f"{bundle.run.name}@{bundle.content_sha256[:12]}")
+    record = verification_of(bundle, records)
+    state = verification_state(record)
+    shown = remeasured_bundle(bundle, record.outcome) if record and state == VERIFIED else None
+    if state == VERIFIED and shown is None:
+        state = UNVERIFIED  # the record does not line up with these attempts
+    return SiteRun(shown or bundle, origin, slug, record, state, bundle if shown else None)
+
+
 def verification_of(
     bundle: Bundle, records: Iterable[VerificationRecord]
 ) -> VerificationRecord | None:
-    """The newest verification of exactly this content, if it held (else None)."""
+    """The newest verification of exactly this content (None: never verified)."""
     matching = [r for r in records
                 if r.run_name == bundle.run.name and r.bundle_sha256 == bundle.content_sha256]  # fmt: skip
-    if not matching:
+    return max(matching, key=lambda r: (r.verified_at, r.id)) if matching else None
+
+
+def verification_state(record: VerificationRecord | None) -> str:
+    """What a record says of the run. A record from a ``verify`` that did not re-measure
+    every speedup (no ``verification_version``, or another one) counts as none."""
+    outcome = record.outcome if record else {}
+    if record is None or outcome.get("verification_version") != VERIFICATION_VERSION:
+        return UNVERIFIED
+    if record.holds and outcome.get("state") == "verified" and outcome.get("fully_remeasured"):
+        return VERIFIED
+    if outcome.get("state") == "partially_verified":
+        return PARTIALLY_VERIFIED
+    return VERIFICATION_FAILED
+
+
+def remeasured_bundle(bundle: Bundle, outcome: dict[str, Any]) -> Bundle | None:
+    """``bundle`` with the record's re-measured statuses, speedups and scores in place of
+    the claimed ones (the content hash stays the submitted one); None when the record's
+    attempts do not line up with the bundle's."""
+    claims, scores = outcome.get("attempts"), outcome.get("remeasured_scores")
+    if not isinstance(claims, list) or len(claims) != len(bundle.attempts) or not scores:
         return None
-    newest = max(matching, key=lambda r: (r.verified_at, r.id))
-    return newest if newest.holds else None
+    attempts = []
+    for attempt, claim in zip(bundle.attempts, claims, strict=True):
+        key = (attempt.task_id, attempt.round, attempt.sample)
+        if not isinstance(claim, dict) or (claim.get("task_id"), claim.get("round"),
+                                           claim.get("sample")) != key:  # fmt: skip
+            return None
+        attempts.append(attempt.model_copy(update={
+            "status": claim.get("status_measured") or attempt.status,
+            "speedup": claim.get("speedup_measured"),
+            "speedup_compile": claim.get("speedup_compile_measured"),
+        }))  # fmt: skip
+    return bundle.model_copy(update={"attempts": attempts, "scores": dict(scores)})

@@ -6,7 +6,7 @@ Templates only format these; they hold no logic beyond loops and conditionals.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from kerneltrials.leaderboard._bundle import BundleAttempt
 from kerneltrials.leaderboard._collect import SiteRun, slugify
@@ -18,7 +18,7 @@ from kerneltrials.leaderboard._scores import (
     level_of,
     stored_outcomes,
 )
-from kerneltrials.scoring import TaskOutcome
+from kerneltrials.scoring import TaskOutcome, rank_by_intervals
 
 
 @dataclass(frozen=True)
@@ -46,10 +46,12 @@ class BestKernel:
     attempt: BundleAttempt | None  # the attempt the stored outcome refers to
 
     @property
-    def sort_key(self) -> tuple[int, float]:
+    def sort_key(self) -> tuple[bool, int, float]:
+        """Verified runs' kernels first, then correct before failed, then faster first."""
         if self.outcome is None or self.outcome.status is None:
-            return (0, 0.0)
-        return (2 if self.outcome.is_correct else 1, self.outcome.speedup or 0.0)
+            return (self.run.is_verified, 0, 0.0)
+        return (self.run.is_verified, 2 if self.outcome.is_correct else 1,
+                self.outcome.speedup or 0.0)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -127,8 +129,30 @@ class IndexPage:
     unscored: tuple[SiteRun, ...]
 
 
+def verified_first(rows: Sequence[BoardRow]) -> list[BoardRow]:
+    """Re-rank each scope in two tiers: the verified runs among themselves by their
+    intervals, then every other scored run among themselves, below the last verified one
+    (rank = 1 + the verified runs + the unverified runs whose interval lies above), so
+    no unverified claim outranks a verified result. See docs/design/leaderboard.md."""
+    ranks: dict[tuple[str, str], int] = {}
+    for scope in dict.fromkeys(row.scope for row in rows):
+        offset = 0
+        for verified in (True, False):
+            tier = [row for row in rows if row.scope == scope and row.eager is not None
+                    and row.run.is_verified == verified]  # fmt: skip
+            intervals = [(row.run.slug, *(row.eager.ci95 or (None, None))) for row in tier]  # type: ignore[union-attr]
+            ranks.update(
+                {(scope, slug): offset + rank for slug, rank in rank_by_intervals(intervals)}
+            )
+            offset += len(tier)
+    ranked = [replace(row, rank=ranks.get((row.scope, row.run.slug))) for row in rows]
+    return sorted(
+        ranked, key=lambda r: (r.scope != ALL_SCOPE, r.scope, r.rank or 10**9, r.run.name)
+    )
+
+
 def index_page(runs: Sequence[SiteRun]) -> IndexPage:
-    rows = board_rows(runs)
+    rows = verified_first(board_rows(runs))
     series = plot_series(rows)
     unscored = tuple(row.run for row in rows if row.scope == ALL_SCOPE and row.eager is None)
     return IndexPage(tuple(rows), filter_values(rows), fast_p_svg(series), speedup_svg(series),

@@ -1,54 +1,54 @@
 """``verify_bundle``: re-run every candidate of a bundle here and check its claims.
 
-Claims, per attempt (see docs/design/leaderboard.md, "Verifying a bundle"):
+In order (see docs/design/leaderboard.md, "Verifying a bundle"):
 
 - the bundle's content hash matches its content (else nothing else is checked);
-- the re-run's status equals the claimed status;
-- when both are ``correct`` and the re-run's hardware fingerprint equals the one in the
-  claimed verdict: the re-measured speedup is at least ``claimed * (1 - tolerance)``
-  (an under-claim is not a false claim); on other hardware the speedup is not re-measured;
-- the bundle's score reports follow from its verdicts (re-scored with ``scoring.py``).
+- every attempt with a source is re-run with ``kerneltrials.check`` on this machine, with
+  a fresh hidden seed, and judged by ``_claims``: the status must match exactly, every
+  claimed speedup is re-measured (a ratio against baselines timed in the same re-run,
+  whatever hardware the bundle names) and holds only within the tolerance;
+- the bundle's score reports follow from its verdicts (re-scored with ``scoring.py``);
+- the run's *verified* scores are computed from the re-measured figures, never the claimed
+  ones, and travel in the report (the leaderboard shows them and never re-scores).
 
-A claim that could not be checked (the task is unknown here, the re-run ended ``error`` or
-``not_run``) does not hold either: a run is verified only when everything was checked.
+A bundle is verified (``holds``) only when every attempt's claims were re-measured here and
+held; ``fully_remeasured`` false means some could not be (``partially_verified``).
 """
 
 from __future__ import annotations
 
 import math
+import secrets
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from kerneltrials.leaderboard._bundle import Bundle, BundleAttempt
+from kerneltrials.leaderboard._claims import (
+    FAILS,
+    NOT_REMEASURED,
+    ClaimOutcome,
+    inconsistencies,
+    judge_rerun,
+    judge_without_source,
+    not_remeasured,
+)
 from kerneltrials.results import hardware_key
-from kerneltrials.scoring import EXCLUDED, ScoredAttempt, score_attempts
+from kerneltrials.scoring import (
+    BASELINES,
+    DEFAULT_P_VALUES,
+    ScoredAttempt,
+    parse_p_values,
+    score_attempts,
+)
 
 DEFAULT_TOLERANCE = 0.25
-DIFFERENT_HARDWARE = "speedup not re-measured: different hardware"
+#: bumped when what a verification record means changes; the site trusts only this version
+VERIFICATION_VERSION = 2
+VERIFIED, PARTIALLY_VERIFIED, FAILED = "verified", "partially_verified", "failed"
 
 #: (task id, source, backend, hidden seed) -> verdict JSON; the default runs kerneltrials.check
 Checker = Callable[[str, str, str, int | None], dict[str, Any]]
-
-
-@dataclass(frozen=True)
-class ClaimOutcome:
-    """One attempt's claims and what the re-run found (``None``: not checked)."""
-
-    task_id: str
-    round: int
-    sample: int
-    status_claimed: str
-    status_measured: str | None
-    status_holds: bool | None
-    speedup_claimed: float | None = None
-    speedup_measured: float | None = None
-    speedup_holds: bool | None = None
-    speedup_compile_claimed: float | None = None
-    speedup_compile_measured: float | None = None
-    speedup_compile_holds: bool | None = None
-    notes: tuple[str, ...] = ()
-    blocking: bool = False  # does this attempt keep the bundle from holding?
 
 
 @dataclass(frozen=True)
@@ -63,12 +63,30 @@ class VerificationReport:
     scores_hold: bool | None = None
     score_notes: tuple[str, ...] = ()
     hardware: dict[str, Any] = field(default_factory=dict)  # the verifying machine
+    hidden_seed: int | None = None  # the fresh seed of the re-runs' hidden configurations
+    remeasured_scores: dict[str, dict[str, Any]] = field(default_factory=dict)  # baseline -> report
+
+    @property
+    def fully_remeasured(self) -> bool:
+        """Every attempt's claims were re-measured here (none ``not_remeasured``)."""
+        return self.hash_ok and not any(a.result == NOT_REMEASURED for a in self.attempts)
+
+    @property
+    def state(self) -> str:
+        """``verified``, ``partially_verified`` (nothing failed, something not re-measured)
+        or ``failed``."""
+        if (
+            not self.hash_ok
+            or self.scores_hold is False
+            or any(a.result == FAILS for a in self.attempts)
+        ):
+            return FAILED
+        return VERIFIED if self.fully_remeasured else PARTIALLY_VERIFIED
 
     @property
     def holds(self) -> bool:
-        """Every claim was checked and held."""
-        return (self.hash_ok and self.scores_hold is not False
-                and not any(a.blocking for a in self.attempts))  # fmt: skip
+        """Every claim was re-measured here and held: the run is verified."""
+        return self.state == VERIFIED
 
     def tasks(self) -> dict[str, dict[str, Any]]:
         """Per task: whether all its attempts' claims hold, and their notes."""
@@ -81,16 +99,21 @@ class VerificationReport:
         return result
 
     def to_json(self) -> dict[str, Any]:
+        """The report as stored in a verification record (``outcome``) and printed by --json."""
         return {
-            "run": self.run_name, "bundle_sha256": self.bundle_sha256, "holds": self.holds,
-            "hash_ok": self.hash_ok, "tolerance": self.tolerance, "tasks": self.tasks(),
-            "attempts": [asdict(a) for a in self.attempts], "scores_hold": self.scores_hold,
-            "score_notes": list(self.score_notes), "hardware": self.hardware,
+            "verification_version": VERIFICATION_VERSION, "run": self.run_name,
+            "bundle_sha256": self.bundle_sha256, "state": self.state, "holds": self.holds,
+            "fully_remeasured": self.fully_remeasured, "speedups_remeasured": self.fully_remeasured,
+            "hash_ok": self.hash_ok, "tolerance": self.tolerance, "hidden_seed": self.hidden_seed,
+            "tasks": self.tasks(), "attempts": [asdict(a) for a in self.attempts],
+            "scores_hold": self.scores_hold, "score_notes": list(self.score_notes),
+            "remeasured_scores": self.remeasured_scores, "hardware": self.hardware,
         }  # fmt: skip
 
 
 def default_checker(quick: bool = False) -> Checker:
-    """A checker that runs ``kerneltrials.check`` (quick: short timing, no torch.compile)."""
+    """A checker that runs ``kerneltrials.check`` (quick: short timing, no torch.compile,
+    so a claimed torch.compile speedup is not re-measured)."""
     from kerneltrials.verifier import QUICK_TIMING, CheckOptions, check
 
     options = CheckOptions(timing=QUICK_TIMING, compile_baseline=False) if quick else CheckOptions()
@@ -111,13 +134,17 @@ def verify_bundle(
     tolerance: float = DEFAULT_TOLERANCE,
     checker: Checker | None = None,
     progress: Callable[[str], None] | None = None,
+    hidden_seed: int | None = None,
 ) -> VerificationReport:
-    """Re-run every candidate of ``bundle`` and compare with its claims.
+    """Re-run every candidate of ``bundle`` here and compare with its claims.
 
     Args:
-        tolerance: relative slack on a claimed speedup (0.25: 25% slower still holds).
+        tolerance: how far a claimed speedup may exceed its re-measurement: it holds up to
+            ``1 / (1 - tolerance)`` times the re-measured ratio (0.25: 1.33x).
         checker: how to re-run one candidate (default: ``kerneltrials.check``, full timing).
         progress: called with a line per attempt as it starts.
+        hidden_seed: the re-runs' hidden-configuration seed (default: a fresh secret one,
+            so a candidate tuned to the shapes of the bundle's published seed is caught).
 
     Raises:
         ValueError: ``tolerance`` is not in [0, 1).
@@ -130,84 +157,70 @@ def verify_bundle(
                                   score_notes=("content hash mismatch: the bundle was edited "
                                                "after it was written",))  # fmt: skip
     run_check = checker or default_checker()
+    seed = hidden_seed if hidden_seed is not None else secrets.randbits(31)
     outcomes = []
     hardware: dict[str, Any] = {}
     for attempt in bundle.attempts:
         if progress:
             progress(f"{attempt.task_id} round {attempt.round} sample {attempt.sample}")
-        outcome, measured_on = _verify_attempt(attempt, bundle.run.backend, tolerance, run_check)
+        outcome, measured_on = _verify_attempt(attempt, bundle.run.backend, tolerance,
+                                               lambda a: run_check(a.task_id, a.source or "",
+                                                                   bundle.run.backend, seed))  # fmt: skip
         outcomes.append(outcome)
         hardware = measured_on or hardware
     scores_hold, notes = check_scores(bundle)
     return VerificationReport(bundle.run.name, computed, True, tolerance, tuple(outcomes),
-                              scores_hold, tuple(notes), hardware)  # fmt: skip
+                              scores_hold, tuple(notes), hardware, seed,
+                              remeasured_scores(bundle, outcomes))  # fmt: skip
 
 
 def _verify_attempt(
-    attempt: BundleAttempt, backend: str, tolerance: float, run_check: Checker
+    attempt: BundleAttempt,
+    backend: str,
+    tolerance: float,
+    rerun: Callable[[BundleAttempt], dict[str, Any]],
 ) -> tuple[ClaimOutcome, dict[str, Any]]:
-    base: dict[str, Any] = dict(task_id=attempt.task_id, round=attempt.round, sample=attempt.sample,
-                status_claimed=attempt.status, speedup_claimed=attempt.speedup,
-                speedup_compile_claimed=attempt.speedup_compile)  # fmt: skip
-    if attempt.status in EXCLUDED:
-        note = f"claimed {attempt.status}: not a claim about the candidate, not re-run"
-        return ClaimOutcome(**base, status_measured=None, status_holds=None, notes=(note,)), {}
+    problems = inconsistencies(attempt, backend)
     if attempt.source is None:
-        claims_correct = attempt.status == "correct"
-        note = (
-            "claims correct without a source" if claims_correct else "no source: nothing to re-run"
-        )
-        return ClaimOutcome(**base, status_measured=None, status_holds=False if claims_correct
-                            else None, notes=(note,), blocking=claims_correct), {}  # fmt: skip
+        return judge_without_source(attempt, problems), {}
     try:
-        measured = run_check(attempt.task_id, attempt.source, backend, attempt.verdict.hidden_seed)
-    except Exception as error:  # an unknown task or a broken machine: not checked
-        note = f"not checked: {type(error).__name__}: {error}"
-        return ClaimOutcome(**base, status_measured=None, status_holds=None, notes=(note,),
-                            blocking=True), {}  # fmt: skip
-    return _compare(attempt, measured, base, tolerance), measured.get("hardware", {})
+        measured = rerun(attempt)
+    except Exception as error:  # an unknown task or a broken machine: not re-measured
+        return not_remeasured(attempt, problems, f"not re-measured: {type(error).__name__}: "
+                                                 f"{error}"), {}  # fmt: skip
+    outcome = judge_rerun(attempt, measured, tolerance, problems)
+    here = measured.get("hardware") or {}
+    if here and hardware_key(attempt.verdict.hardware) != hardware_key(here):
+        # informational only: the speedups above were re-measured all the same
+        note = "hardware differs from the claimed one: the figures above were measured here"
+        outcome = ClaimOutcome(**{**asdict(outcome), "notes": (*outcome.notes, note)})
+    return outcome, here
 
 
-def _compare(attempt: BundleAttempt, measured: dict[str, Any], base: dict[str, Any],
-             tolerance: float) -> ClaimOutcome:  # fmt: skip
-    status = str(measured["status"])
-    notes: list[str] = []
-    if status in EXCLUDED:
-        reasons = "; ".join(measured.get("reasons", [])) or "no reason given"
-        notes.append(f"not checked: the re-run ended {status} ({reasons})")
-        return ClaimOutcome(**base, status_measured=status, status_holds=None,
-                            notes=tuple(notes), blocking=True)  # fmt: skip
-    status_holds = status == attempt.status
-    if not status_holds:
-        notes.append(f"status: claimed {attempt.status}, re-run {status}")
-    speedups: dict[str, Any] = {}
-    if status_holds and status == "correct":
-        same_machine = hardware_key(attempt.verdict.hardware) == hardware_key(
-            measured.get("hardware", {})
-        )
-        if not same_machine:
-            notes.append(DIFFERENT_HARDWARE)
-        for name in ("speedup", "speedup_compile"):
-            claimed, again = getattr(attempt, name), measured.get(name)
-            holds = _speedup_holds(claimed, again, tolerance) if same_machine else None
-            if holds is False:
-                notes.append(f"{name}: claimed {claimed:.3f}x, re-measured {again:.3f}x "
-                             f"(tolerance {tolerance:.0%})")  # fmt: skip
-            speedups[f"{name}_measured"] = again if same_machine else None
-            speedups[f"{name}_holds"] = holds
-    blocking = not status_holds or False in (
-        speedups.get("speedup_holds"),
-        speedups.get("speedup_compile_holds"),
-    )
-    return ClaimOutcome(**base, status_measured=status, status_holds=status_holds, **speedups,
-                        notes=tuple(notes), blocking=blocking)  # fmt: skip
-
-
-def _speedup_holds(claimed: float | None, measured: float | None, tolerance: float) -> bool | None:
-    """None when there is nothing to compare (no claim, or no re-measurement)."""
-    if claimed is None or measured is None or not math.isfinite(claimed):
-        return None if claimed is None or measured is None else False
-    return measured >= claimed * (1 - tolerance)
+def remeasured_scores(
+    bundle: Bundle, outcomes: list[ClaimOutcome] | tuple[ClaimOutcome, ...]
+) -> dict[str, dict[str, Any]]:
+    """Score reports per baseline from the RE-MEASURED statuses and speedups (what the site
+    shows for a verified run). An attempt that was not re-run counts as what it claims
+    only when that claim held (a failure without source), else as ``error``."""
+    attempts = [
+        ScoredAttempt(task_id=o.task_id, status=o.status_measured
+                      or (o.status_claimed if not o.blocking else "error"),
+                      speedup=o.speedup_measured, speedup_compile=o.speedup_compile_measured,
+                      sample=o.sample, round=o.round)
+        for o in outcomes
+    ]  # fmt: skip
+    p_values = dict(parse_p_values(DEFAULT_P_VALUES))
+    for report in bundle.scores.values():
+        for key in report.get("fast_p", {}):
+            try:  # the claimed report's own p values too, when they are numbers
+                p_values.update(parse_p_values(str(key)))
+            except ValueError:
+                continue
+    return {baseline: score_attempts(attempts, bundle.run.task_ids, run=bundle.run.name,
+                                     p_values=sorted(p_values.items(), key=lambda kv: kv[1]),
+                                     baseline=baseline).to_json()
+            for baseline in BASELINES}  # fmt: skip
 
 
 def check_scores(bundle: Bundle) -> tuple[bool | None, list[str]]:
@@ -218,15 +231,15 @@ def check_scores(bundle: Bundle) -> tuple[bool | None, list[str]]:
                               speedup_compile=a.speedup_compile, sample=a.sample, round=a.round)
                 for a in bundle.attempts]  # fmt: skip
     notes = []
-    for baseline, claimed in bundle.scores.items():
-        p_values = [(key, float(key)) for key in claimed.get("fast_p", {})]
+    for baseline, claimed_report in bundle.scores.items():
+        p_values = [(key, float(key)) for key in claimed_report.get("fast_p", {})]
         report = score_attempts(attempts, bundle.run.task_ids, run=bundle.run.name,
                                 p_values=p_values, baseline=baseline).to_json()  # fmt: skip
         for key in ("fast_p", "correct_rate", "n_tasks"):
-            if not _close(claimed.get(key), report[key]):
-                notes.append(f"scores[{baseline}].{key}: claimed {claimed.get(key)}, "
+            if not _close(claimed_report.get(key), report[key]):
+                notes.append(f"scores[{baseline}].{key}: claimed {claimed_report.get(key)}, "
                              f"the verdicts give {report[key]}")  # fmt: skip
-        claimed_geomean = (claimed.get("geomean_speedup") or {}).get("value")
+        claimed_geomean = (claimed_report.get("geomean_speedup") or {}).get("value")
         if not _close(claimed_geomean, report["geomean_speedup"]["value"]):
             notes.append(
                 f"scores[{baseline}].geomean_speedup: claimed {claimed_geomean}, "

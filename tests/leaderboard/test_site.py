@@ -1,20 +1,32 @@
 """``leaderboard build`` on a store with several runs: rows, ranks, intervals, verified
-marks (only from verification records), drill-downs, and no external URLs."""
+marks (only from verification records that re-measured every claim), re-measured figures
+for verified runs, verified runs ranked first, drill-downs, and no external URLs."""
 
 from __future__ import annotations
 
 import json
 import re
+import shutil
 import threading
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
 from kerneltrials.cli import cli
-from kerneltrials.leaderboard import build_site, bundle_from_store, save_bundle, serve_site
+from kerneltrials.leaderboard import (
+    Bundle,
+    build_site,
+    bundle_from_store,
+    save_bundle,
+    serve_site,
+    verify_bundle,
+)
 from kerneltrials.results import open_store
+from tests.leaderboard.conftest import MACHINE_A
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -39,11 +51,50 @@ def rows(site: Path, scope: str = "all") -> dict[str, str]:
     return found
 
 
+def verification(row: str) -> str:
+    """The run cell's mark: verified / partially verified / verification failed / unverified."""
+    match = re.search(r'data-verification="([^"]+)"', row)
+    assert match, "no data-verification"
+    return match.group(1)
+
+
+def replaying(bundle: Bundle, factor: float = 1.0, not_run: bool = False) -> Callable[..., Any]:
+    """A checker for ``verify_bundle`` that answers each re-run with the bundle's own verdict
+    for that source, its speedups times ``factor`` (or ``not_run``, as a GPU-less machine
+    answers a CUDA candidate): the conftest's candidates are stand-ins that cannot run, and
+    the site tests are about what a verification record makes the site show."""
+    verdicts = {attempt.source: attempt.verdict.to_dict() for attempt in bundle.attempts}
+
+    def check(task_id: str, source: str, backend: str, hidden_seed: int | None) -> dict[str, Any]:
+        verdict = {**verdicts[source], "hardware": MACHINE_A, "hidden_seed": hidden_seed}
+        if not_run:
+            return {**verdict, "status": "not_run", "speedup": None, "speedup_compile": None,
+                    "reasons": ["device:no_gpu:built, but this machine has no CUDA device"]}  # fmt: skip
+        for name in ("speedup", "speedup_compile"):
+            verdict[name] = None if verdict[name] is None else verdict[name] * factor
+        return verdict
+
+    return check
+
+
+def record_verify(store_path: Path, run: str, factor: float = 1.0, not_run: bool = False) -> None:
+    """Verify a stored run as ``kerneltrials verify --db`` does, with a replaying checker."""
+    with open_store(store_path) as store:
+        bundle = bundle_from_store(store, run)
+        report = verify_bundle(bundle, checker=replaying(bundle, factor, not_run))
+        store.record_verification(run, report.bundle_sha256, holds=report.holds,
+                                  outcome=report.to_json(), hardware=report.hardware)  # fmt: skip
+
+
 @pytest.fixture(scope="module")
 def site(runs_store: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("site")
-    build_site(out, [runs_store])
-    return out
+    """The conftest store, plus a current verification of fast-oneshot whose re-measured
+    figures equal its claims (so the numbers below are the stored ones either way)."""
+    root = tmp_path_factory.mktemp("site")
+    store = shutil.copyfile(runs_store, root / "results.sqlite")
+    record_verify(store, "fast-oneshot")
+    build_site(root / "out", [store])
+    return root / "out"
 
 
 def test_one_row_per_run_with_interval_respecting_ranks(site: Path) -> None:
@@ -89,8 +140,53 @@ def test_per_level_rows_are_ranked_within_their_level_and_hidden_by_default(site
 
 
 def test_verified_mark_only_for_a_holding_record_of_the_exact_content(site: Path) -> None:
-    marked = {name for name, body in rows(site).items() if "verified" in cell(body, "run")}
-    assert marked == {"fast-oneshot"}  # slow-refine: other hash; mid-coderjudge: did not hold
+    states = {name: verification(body) for name, body in rows(site).items()}
+    # slow-refine: its record is of another hash; mid-coderjudge: an old record that failed
+    assert states == {"fast-oneshot": "verified", "slow-refine": "unverified",
+                      "mid-coderjudge": "unverified", "unscored": "unverified"}  # fmt: skip
+    assert cell(rows(site)["fast-oneshot"], "run") == "fast-oneshot &#10003; verified"
+    assert cell(rows(site)["slow-refine"], "run") == "slow-refine unverified"
+
+
+def test_a_record_that_did_not_remeasure_every_speedup_does_not_verify(
+    runs_store: Path, tmp_path: Path
+) -> None:
+    # the conftest's record of fast-oneshot holds, from a verify that did not re-measure
+    # speedups on other hardware (no verification_version): it counts as no record
+    build_site(tmp_path, [runs_store])
+    assert verification(rows(tmp_path)["fast-oneshot"]) == "unverified"
+    page = next((tmp_path / "runs").glob("fast-oneshot_*.html")).read_text()
+    assert "did not re-measure every speedup" in page and "verified-note" not in page
+
+
+def test_verified_runs_show_remeasured_figures_and_rank_above_unverified_ones(
+    runs_store: Path, tmp_path: Path
+) -> None:
+    store = Path(shutil.copyfile(runs_store, tmp_path / "results.sqlite"))
+    record_verify(store, "mid-coderjudge", factor=0.8)  # claims 1.25x the re-measurement: hold
+    record_verify(store, "slow-refine", not_run=True)  # a CUDA run on a GPU-less verifier
+    build_site(tmp_path / "out", [store])
+    table = rows(tmp_path / "out")
+    states = {name: verification(body) for name, body in table.items()}
+    assert states["mid-coderjudge"] == "verified"
+    assert states["slow-refine"] == "partially verified"
+    assert "partially verified" in cell(table["slow-refine"], "run")
+    with open_store(store) as opened:
+        record, _old = opened.verifications_for(
+            "mid-coderjudge", bundle_from_store(opened, "mid-coderjudge").content_sha256
+        )  # newest first
+        claimed = {s.baseline: s.report for s in opened.load_scores("mid-coderjudge")}
+    remeasured = record.outcome["remeasured_scores"]["eager"]["geomean_speedup"]
+    assert abs(remeasured["value"] - 0.8 * claimed["eager"]["geomean_speedup"]["value"]) < 1e-9
+    assert cell(table["mid-coderjudge"], "geomean").startswith(f"{remeasured['value']:.2f}x")
+    assert cell(table["mid-coderjudge"], "eager-1") == "0.0%"  # claimed 33.3%: 1.2x -> 0.96x
+    # fast-oneshot's interval lies above mid-coderjudge's, but it is unverified
+    ranks = {name: cell(body, "rank") for name, body in table.items()}
+    assert ranks == {"mid-coderjudge": "1", "fast-oneshot": "2", "slow-refine": "3",
+                     "unscored": "–"}  # fmt: skip
+    run_page = next((tmp_path / "out" / "runs").glob("slow-refine_*.html")).read_text()
+    assert "Partially verified (not verified)" in run_page and "not remeasured" in run_page
+    assert "device:no_gpu" in run_page
 
 
 def test_a_bundle_is_verified_only_by_a_store_record(runs_store: Path, tmp_path: Path) -> None:
@@ -106,12 +202,14 @@ def test_a_bundle_is_verified_only_by_a_store_record(runs_store: Path, tmp_path:
     data = json.loads((bundles / "submitted.json").read_text())
     (bundles / "self-verified.json").write_text(json.dumps({**data, "verified": True}))
     build_site(tmp_path / "plain", [], bundles)
-    assert "verified" not in cell(rows(tmp_path / "plain")["submitted"], "run")
+    assert verification(rows(tmp_path / "plain")["submitted"]) == "unverified"
     verifier_db = tmp_path / "maintainer.sqlite"
+    report = verify_bundle(renamed, checker=replaying(renamed))
     with open_store(verifier_db) as store:
-        store.record_verification("submitted", renamed.content_sha256, holds=True, outcome={})
+        store.record_verification("submitted", renamed.content_sha256, holds=report.holds,
+                                  outcome=report.to_json())  # fmt: skip
     result = build_site(tmp_path / "checked", [verifier_db], bundles)
-    assert "verified" in cell(rows(tmp_path / "checked")["submitted"], "run")
+    assert verification(rows(tmp_path / "checked")["submitted"]) == "verified"
     assert len(result.skipped) == 1 and "self-verified.json" in result.skipped[0]
 
 
