@@ -24,7 +24,6 @@ from kerneltrials.sandbox import (
     Sandbox,
     SandboxLimits,
     build_job_env,
-    redact,
 )
 from kerneltrials.verifier._protocol import (
     ChannelClosed,
@@ -34,6 +33,7 @@ from kerneltrials.verifier._protocol import (
     send_frame,
     send_hello,
 )
+from kerneltrials.verifier._sanitize import sanitize_candidate_text
 
 _log = logging.getLogger("kerneltrials.verifier.jobs")
 
@@ -50,6 +50,10 @@ class JobDied(Exception):
 
 class ForgedReply(Exception):
     """A frame on the channel did not carry the job's nonce."""
+
+
+MESSAGE_CHARS = 2000  # a WorkerFailed message (one exception's text)
+DETAIL_CHARS = 4000  # its detail (a traceback, a compiler log): _stages trims it further
 
 
 class WorkerFailed(Exception):
@@ -113,9 +117,11 @@ class WorkerJob:
         _log.debug("%s %s: %.3f s (worker %.1f ms)", self.role, op, time.monotonic() - started,
                    float(reply.get("worker_ms") or 0.0))
         if not reply.get("ok"):
-            # Candidate code writes these texts (exception messages): redact them like output.
-            raise WorkerFailed(str(reply.get("kind")), redact(str(reply.get("message"))),
-                               redact(str(reply.get("detail", ""))))
+            # Candidate code writes these texts (exception messages, compiler output): they
+            # reach the verdict, so they are capped and sanitised here, once (_sanitize).
+            raise WorkerFailed(sanitize_candidate_text(str(reply.get("kind")), 80),
+                               sanitize_candidate_text(str(reply.get("message")), MESSAGE_CHARS),
+                               sanitize_candidate_text(str(reply.get("detail", "")), DETAIL_CHARS))
         return reply
 
     def _receive(self, during: str, budget_s: float) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from kerneltrials.verifier._flags import forbidden_in
 from kerneltrials.verifier._static_cpp import check_cpp, cpp_sources, library_flags
 from kerneltrials.verifier._static_forward import Program, check_forward
 from kerneltrials.verifier._static_names import Finding
@@ -55,6 +56,37 @@ def _has_cuda_sources(call: ast.Call) -> bool:
     return len(call.args) >= 3 or any(k.arg == "cuda_sources" for k in call.keywords)
 
 
+# load_inline's flag arguments: (keyword, position), as forbidden_in takes them.
+_FLAG_ARGUMENTS = (("extra_cflags", 4), ("extra_cuda_cflags", 5), ("extra_ldflags", 6),
+                   ("extra_include_paths", 7))
+
+
+def _flag_findings(tree: ast.Module, program: Program) -> list[Finding]:
+    """Flags written as literals in a ``load_inline`` call, against the allow-list
+    (``_flags``): early feedback for ``check --static-only``. The trusted parent checks
+    every request the build collects, literal or computed."""
+    findings = []
+    for call in ast.walk(tree):
+        if not (isinstance(call, ast.Call) and program.is_load_inline(call)):
+            continue
+        given = {keyword.arg: keyword.value for keyword in call.keywords if keyword.arg}
+        lists = [_literal_strings(given.get(name, call.args[at] if len(call.args) > at else None))
+                 for name, at in _FLAG_ARGUMENTS]
+        for reason in forbidden_in(*lists):
+            area, kind, detail = reason.split(":", 2)
+            findings.append(Finding(f"{area}:{kind}", detail, call.lineno))
+    return findings
+
+
+def _literal_strings(node: ast.AST | None) -> list[str]:
+    if isinstance(node, ast.List | ast.Tuple):
+        return [item.value for item in node.elts
+                if isinstance(item, ast.Constant) and isinstance(item.value, str)]
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    return []
+
+
 def collect_findings(tree: ast.Module, backend: str) -> list[Finding]:
     """Every finding of every pass, policy not yet applied."""
     resolver = Resolver(tree)
@@ -67,6 +99,7 @@ def collect_findings(tree: ast.Module, backend: str) -> list[Finding]:
     for text, line in cpp_sources(tree):
         findings += check_cpp(text, line)
     findings += library_flags(tree)
+    findings += _flag_findings(tree, Program(tree, resolver))
     return findings
 
 

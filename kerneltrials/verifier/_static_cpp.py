@@ -1,14 +1,18 @@
 """Static checks on a candidate's C++/CUDA sources (the string literals of its module).
 
-C++ is scanned token-wise after comments and string literals are blanked (preprocessor
-lines are kept: a ``#define`` can hide a call). Findings:
+C++ is scanned as the compiler lexes it (``_static_cpp_text``: line splices joined,
+comments and literals out, digit separators and raw strings handled; preprocessor lines
+are kept: a ``#define`` can hide a call). Findings:
 
 - ``cpp:dispatcher_registration`` (always rejected): ``TORCH_LIBRARY*``, the dispatcher,
   dispatch-key guards — a library that re-registers aten kernels changes the reference.
 - ``cpp:library_compute:<call>`` (rejected under ``strict``, a note under ``mixed``):
   ``at::``/``torch::`` compute functions, compute methods on tensors, cuBLAS/cuDNN/MKL…
-- ``cpp:threads``, ``cpp:side_stream``, ``cpp:forbidden_call`` (process control, files,
-  dynamic loading, code run at load time), ``cpp:python_access`` (the interpreter),
+- ``static:forbidden_cpp:<name>`` (``_static_cpp_escape``): processes, files, sockets,
+  syscalls, dynamic loading, inline ``asm`` with ``syscall``/``.incbin``, ``#include`` of
+  paths outside the include directories — defence in depth, the sandbox must hold anyway.
+- ``cpp:threads``, ``cpp:side_stream``, ``cpp:load_time_code``, ``cpp:python_access``
+  (the interpreter: pybind11 beyond binding functions, the CPython API),
   ``cpp:token_pasting`` (``##`` builds names the scan could not see).
 """
 
@@ -18,10 +22,9 @@ import ast
 import re
 
 from kerneltrials.verifier import _static_names as names
+from kerneltrials.verifier._static_cpp_escape import escape_findings
+from kerneltrials.verifier._static_cpp_text import normalise_cpp
 from kerneltrials.verifier._static_names import Finding
-
-_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
-_LITERAL = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'')
 
 #: at::/torch:: names that allocate, describe or view (everything else there computes).
 _ALLOWED_ATEN = names.ALLOWED_TORCH | {
@@ -54,15 +57,14 @@ _THREADS = re.compile(r"\b(std\s*::\s*(?:j?thread|async)|pthread_create|omp_set_
                       r"at\s*::\s*set_num\w*threads)\b")
 _STREAMS = re.compile(r"\b(cudaStreamCreate\w*|getStreamFromPool|getStreamFromExternal|"
                       r"setCurrentCUDAStream|cudaLaunchHostFunc|cudaGraph\w*|cudaStreamBeginCapture)")
-# exit()/abort() are left to the runtime (a dead worker is a runtime_error): CUDA error-check
-# macros in honest code call them.
-_FORBIDDEN = re.compile(r"\b(system|popen|exec[lv]p?e?|dlopen|dlsym|ptrace|mprotect|syscall|"
-                        r"kill|raise|setenv|putenv|fopen|fork|vfork|"
-                        r"freopen|ofstream|ifstream|fstream|socket|open|unlink|"
-                        r"clock_gettime|gettimeofday|signal|sigaction|atexit)\s*\(")
-_LOAD_TIME = re.compile(r"__attribute__\s*\(\(\s*constructor")
-_PYTHON = re.compile(r"\b(py\s*::\s*(?:module_?|eval|exec|globals|import)|PyImport_\w+|"
-                     r"PyRun_\w+|PyObject_SetAttr\w*|PyEval_\w+|Py_Initialize)")
+# The interpreter from C++: pybind11 beyond binding functions (PYBIND11_MODULE and m.def
+# stay allowed), the CPython API (Py*, _Py*), and pybind11 under another name.
+_PYTHON = re.compile(r"\b((?:py|pybind11)\s*::\s*(?:module_?|eval\w*|exec|globals|import|getattr|"
+                     r"setattr|delattr|hasattr|reinterpret_\w+|handle|detail|builtins)\b|"
+                     r"_?Py[A-Z_]\w*|module_?\s*::\s*import|scoped_interpreter|"
+                     r"\w*initialize_interpreter|reinterpret_(?:borrow|steal))|(\.\s*attr)\s*\(")
+_PYTHON_ALIAS = re.compile(r"\bnamespace\s+(?!py\s*=)\w+\s*=\s*(?:::\s*)?(?:pybind11|py)\b|"
+                           r"\busing\s+namespace\s+(?:::\s*)?(?:pybind11|py)\b")
 _USING = re.compile(r"\busing\s+namespace\s+(at|torch)\b|\bnamespace\s+\w+\s*=\s*(at|torch)\b")
 _DEFINED = re.compile(r"\b(\w+)\s*\([^;{}]*\)\s*(?:const\s*)?\{")
 _LDFLAGS = re.compile(r"^-l(cublas\w*|cudnn\w*|mkl\w*|openblas|blas|cblas|dnnl|cusparse|cufft|"
@@ -71,7 +73,7 @@ _LDFLAGS = re.compile(r"^-l(cublas\w*|cudnn\w*|mkl\w*|openblas|blas|cblas|dnnl|c
 
 def strip_cpp(source: str) -> str:
     """C++ text with comments and literals blanked; preprocessor lines kept."""
-    return _LITERAL.sub('""', _COMMENT.sub(" ", source))
+    return normalise_cpp(source).code
 
 
 def cpp_sources(tree: ast.Module) -> list[tuple[str, int]]:
@@ -100,17 +102,18 @@ def library_flags(tree: ast.Module) -> list[Finding]:
 
 
 def check_cpp(text: str, line: int = 0) -> list[Finding]:
-    """Every C++ finding in one source string."""
-    code = strip_cpp(text)
+    """Every C++ finding in one source string (CUDA sources get the same scan)."""
+    normal = normalise_cpp(text)
+    code = normal.code
     findings = [Finding("cpp:dispatcher_registration", m.group(1), line)
                 for m in _REGISTRATION.finditer(code)]
     findings += [Finding("cpp:threads", _squash(m.group(1)), line) for m in _THREADS.finditer(code)]
     findings += [Finding("cpp:side_stream", m.group(1), line) for m in _STREAMS.finditer(code)]
-    findings += [Finding("cpp:forbidden_call", m.group(1), line) for m in _FORBIDDEN.finditer(code)
-                 if not _is_member(code, m.start(1))]
-    findings += [Finding("cpp:load_time_code", _squash(m.group(0)), line)
-                 for m in _LOAD_TIME.finditer(code)]
-    findings += [Finding("cpp:python_access", _squash(m.group(1)), line) for m in _PYTHON.finditer(code)]
+    findings += escape_findings(normal, line)
+    findings += [Finding("cpp:python_access", _squash(m.group(1) or m.group(2)), line)
+                 for m in _PYTHON.finditer(code)]
+    findings += [Finding("cpp:python_access", _squash(m.group(0)), line)
+                 for m in _PYTHON_ALIAS.finditer(code)]
     if "##" in code:
         findings.append(Finding("cpp:token_pasting", "##", line))
     findings += _library_compute(code, line)
@@ -129,13 +132,6 @@ def _library_compute(code: str, line: int) -> list[Finding]:
             if name in names.COMPUTE_METHODS and name not in defined:
                 found.append(f"at::{name}")
     return [Finding("cpp:library_compute", detail, line, strict_only=True) for detail in found]
-
-
-def _is_member(code: str, start: int) -> bool:
-    """``obj.open(`` / ``ns::exit(`` other than ``std::`` are not the libc call."""
-    before = code[:start].rstrip()
-    return before.endswith(".") or before.endswith("->") or (
-        before.endswith("::") and not before.endswith("std::"))
 
 
 def _aten_names(code: str) -> list[str]:

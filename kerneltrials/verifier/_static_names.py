@@ -1,7 +1,7 @@
 """Name tables of the static checks: which modules, calls and attributes mean what.
 
-Pure data (no torch import), read by ``_static_python`` and ``_static_cpp``. Every entry
-is justified in docs/design/anticheat.md.
+Pure data (no torch import), read by ``_static_python``, ``_static_cpp`` and ``_flags``.
+Every entry is justified in docs/design/anticheat.md.
 """
 
 from __future__ import annotations
@@ -32,8 +32,46 @@ FORBIDDEN_BUILTINS = {
     "exec": "forbidden_call", "eval": "forbidden_call", "compile": "forbidden_call",
     "__import__": "forbidden_call", "breakpoint": "forbidden_call", "input": "forbidden_call",
     "globals": "forbidden_call", "locals": "forbidden_call", "vars": "forbidden_call",
-    "open": "file_access", "memoryview": "forbidden_call",
+    "open": "file_access", "memoryview": "forbidden_call", "help": "forbidden_call",
 }
+
+#: Escape hatches, anywhere in the module (module level, class bodies, ``__init__``,
+#: helpers): a name that is, or lies under, one of these is ``static:<code>:<name>``.
+#: Unpickling runs code; downloads fetch it; files and raw buffers reach outside the job.
+ESCAPE_APIS = {
+    "torch.hub": "foreign_code", "torch.load": "foreign_code",
+    "torch.serialization": "foreign_code", "torch.package": "foreign_code",
+    "torch.utils.model_zoo": "foreign_code", "torch.cuda.CUDAPluggableAllocator": "foreign_code",
+    "torch.cuda.memory.CUDAPluggableAllocator": "foreign_code",
+    "torch.cuda.change_current_allocator": "foreign_code",
+    "torch.cuda.memory.change_current_allocator": "foreign_code",
+    "torch.save": "file_access", "torch.from_file": "file_access", "torch.onnx": "file_access",
+    "torch.utils.tensorboard": "file_access", "torch.frombuffer": "forbidden_call",
+    "torch.utils.data": "threads",  # DataLoader workers are processes
+    "operator.attrgetter": "dynamic_attribute", "operator.methodcaller": "dynamic_attribute",
+    "typing.get_type_hints": "forbidden_call",  # evaluates annotation strings as code
+    "typing_extensions.get_type_hints": "forbidden_call", "typing.ForwardRef": "forbidden_call",
+}
+
+#: Attributes that are escape hatches whatever object they are read from
+#: (``x.untyped_storage().from_file``, ``type(s).from_file``).
+ESCAPE_ATTRIBUTES = {"from_file": "file_access", "load_library": "foreign_code"}
+
+#: Modules that allowed modules carry as attributes (``torch.os``, ``typing.sys``,
+#: ``dataclasses.builtins``): reaching one through another is ``static:forbidden_module``.
+#: (``torch.types`` is torch's own module, not the standard library's.)
+REEXPORTED_MODULES = frozenset({
+    "os", "sys", "ctypes", "_ctypes", "subprocess", "importlib", "builtins", "pickle",
+    "_pickle", "inspect", "gc", "io", "_io", "threading", "_thread", "socket", "shutil",
+    "pathlib", "tempfile", "marshal", "platform", "glob", "traceback", "linecache", "runpy",
+    "pty", "mmap", "urllib", "http", "resource", "dill", "shelve", "cffi", "zipfile",
+    "tarfile", "requests", "copyreg", "posix", "sysconfig", "site", "zipimport", "pkgutil",
+    "types", "multiprocessing", "signal",
+})
+
+#: Environment variables a candidate may set (before its ``load_inline``); any other write
+#: to ``os.environ`` is ``static:forbidden_call`` (``LD_PRELOAD``, ``CXX``, ``CUDA_*``…).
+ALLOWED_ENVIRONMENT = frozenset({"TORCH_CUDA_ARCH_LIST", "MAX_JOBS"})
 
 #: Dunder attributes that are harmless in a candidate; any other is ``static:dunder_access``.
 ALLOWED_DUNDERS = frozenset({"__init__", "__name__", "__doc__", "__call__", "__future__",
@@ -130,3 +168,71 @@ class Finding:
 
     def __repr__(self) -> str:
         return f"Finding({self.reason()!r}, strict_only={self.strict_only})"
+
+
+# --- C++ (``_static_cpp``): names no kernel needs, each an escape hatch from the process ---
+
+#: Flagged wherever they appear as a name (not as a member ``x.name``): processes,
+#: privileges, files, file streams, sockets, raw syscalls, dynamic loading, executable
+#: memory, code loaded at run time, process-wide hooks, and the timers a candidate could
+#: use to tell a timed run from an untimed one.
+FORBIDDEN_CPP = frozenset({
+    # processes and other processes' memory
+    "popen", "execl", "execle", "execlp", "execv", "execve", "execvp", "execvpe", "execveat",
+    "fexecve", "fork", "vfork", "clone3", "posix_spawn", "posix_spawnp", "daemon", "ptrace",
+    "process_vm_readv", "process_vm_writev", "tgkill", "tkill", "killpg", "pidfd_open",
+    "pidfd_send_signal", "pidfd_getfd", "pthread_kill", "sigqueue",
+    # privileges, namespaces, kernel settings and modules
+    "prctl", "arch_prctl", "seccomp", "setuid", "setgid", "seteuid", "setegid", "setreuid",
+    "setregid", "setresuid", "setresgid", "setgroups", "setfsuid", "setfsgid", "capset",
+    "unshare", "setns", "pivot_root", "chroot", "umount2", "sysctl", "reboot", "init_module",
+    "finit_module", "delete_module", "kexec_load", "bpf", "perf_event_open", "userfaultfd",
+    "personality", "iopl", "ioperm", "ioctl", "syscall", "setrlimit", "prlimit",
+    "sched_setaffinity", "setpriority",
+    # files and directories
+    "fopen", "fopen64", "freopen", "fdopen", "tmpfile", "tmpnam", "mkstemp", "mkstemps",
+    "mkdtemp", "open64", "openat", "openat2", "creat", "open_by_handle_at",
+    "name_to_handle_at", "opendir", "fdopendir", "readdir", "scandir", "nftw", "ftw",
+    "unlink", "unlinkat", "rmdir", "mkdir", "mkdirat", "renameat", "renameat2", "symlink",
+    "symlinkat", "linkat", "readlink", "readlinkat", "chmod", "fchmod", "fchmodat", "chown",
+    "fchown", "lchown", "fchownat", "ftruncate", "chdir", "fchdir", "sendfile",
+    "copy_file_range", "vmsplice", "pread", "pwrite", "pread64", "pwrite64", "preadv",
+    "pwritev", "mknod", "mknodat", "mkfifo", "inotify_init", "inotify_init1",
+    "inotify_add_watch", "fanotify_init", "fanotify_mark",
+    "ifstream", "ofstream", "fstream", "filebuf", "basic_ifstream", "basic_ofstream",
+    "basic_fstream", "basic_filebuf", "filesystem",
+    # dynamic loading, executable or shared memory, code loaded at run time
+    "dlopen", "dlmopen", "dlsym", "dlvsym", "mmap", "mmap64", "mremap", "mprotect",
+    "pkey_mprotect", "memfd_create", "shm_open", "shm_unlink", "shmget", "shmat",
+    "cuModuleLoad", "cuModuleLoadData", "cuModuleLoadDataEx", "cuModuleLoadFatBinary",
+    "cuLibraryLoadFromFile", "cuLibraryLoadData", "cudaLibraryLoadFromFile",
+    "cudaLibraryLoadData", "cuLinkAddFile", "nvJitLinkAddFile", "nvrtcCompileProgram",
+    "cudaIpcOpenMemHandle", "cuIpcOpenMemHandle", "cuMemImportFromShareableHandle",
+    # network
+    "socket", "socketpair", "accept4", "sendto", "sendmsg", "sendmmsg", "recvfrom",
+    "recvmsg", "recvmmsg", "getaddrinfo", "gethostbyname",
+    # process-wide hooks and environment
+    "sigaction", "setenv", "putenv", "unsetenv", "clearenv", "atexit", "at_quick_exit",
+    "on_exit", "pthread_atfork",
+    # timers (telling a timed run from an untimed one)
+    "clock_gettime", "gettimeofday",
+})
+
+#: Names common enough as variables (``open``, ``signal``) that only a use as a function
+#: counts: a call, a use as a value (``CALL(system)``, ``f = &system``), a using-declaration
+#: or a ``#define``. ``exit``/``abort`` are left to the runtime (CUDA error-check macros).
+FORBIDDEN_CPP_CALLS = frozenset({
+    "system", "open", "kill", "raise", "signal", "connect", "bind", "listen", "accept",
+    "remove", "rename", "link", "stat", "lstat", "truncate", "mount", "umount", "clone",
+    "glob", "tee", "splice", "access", "nice",
+})
+
+#: Words that hide code from the C++ scan when a ``-D`` flag defines a macro as them.
+CPP_HIDING_WORDS = frozenset({"asm", "__asm", "__asm__", "_Pragma", "__attribute__",
+                              "pybind11", "py", "__declspec"})
+
+
+def is_forbidden_cpp_name(name: str) -> bool:
+    """Is ``name`` one a ``-D`` value may not spell (a forbidden call, asm, Python)?"""
+    return (name in FORBIDDEN_CPP or name in FORBIDDEN_CPP_CALLS or name in CPP_HIDING_WORDS
+            or name.startswith(("Py", "_Py")))

@@ -79,9 +79,31 @@ def _module_finding(module: str, line: int) -> Finding | None:
     return _qualname_finding(module, line)
 
 
+def _escape_finding(qualname: str, parts: list[str], line: int) -> Finding | None:
+    """Escape hatches, wherever the name is used: ``torch.load``, ``torch.hub``,
+    ``x.from_file``, and modules reached through others (``torch.os``, ``typing.sys``)."""
+    for api, code in names.ESCAPE_APIS.items():
+        if qualname == api or qualname.startswith(api + "."):
+            return Finding(f"static:{code}", qualname, line)
+    if parts[-1] in names.ESCAPE_ATTRIBUTES:
+        return Finding(f"static:{names.ESCAPE_ATTRIBUTES[parts[-1]]}", qualname, line)
+    for index, part in enumerate(parts[1:], 1):
+        if part in names.REEXPORTED_MODULES and not (parts[0] == "torch" and index == 1
+                                                     and part in _TORCH_OWN_MODULES):
+            return Finding("static:forbidden_module", f"{part} (as {qualname})", line)
+    return None
+
+
+_TORCH_OWN_MODULES = {"types", "signal", "multiprocessing"}  # torch.types is not `types`
+_ENVIRONMENT_WRITES = {"update", "setdefault", "pop", "popitem", "clear"}
+
+
 def _qualname_finding(qualname: str, line: int) -> Finding | None:
     """Findings that depend only on what a name resolves to (reads included)."""
     parts = qualname.split(".")
+    escape = _escape_finding(qualname, parts, line)
+    if escape is not None:
+        return escape
     if parts[0] == "torch":
         if any(p.startswith("_") and not (p.startswith("__") and p.endswith("__")) for p in parts):
             return Finding("static:private_torch_api", qualname, line)
@@ -108,6 +130,7 @@ class ModuleChecker(ast.NodeVisitor):
         self.findings: list[Finding] = []
         # Inner links of attribute chains: ``torch._C`` in ``torch._C._nn.x`` is reported once.
         self.inner = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+        self.called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
 
     def add(self, finding: Finding | None) -> None:
         if finding and not any(f.reason() == finding.reason() for f in self.findings):
@@ -131,6 +154,12 @@ class ModuleChecker(ast.NodeVisitor):
                 self.add(_qualname_finding(f"{node.module}.{alias.name}", node.lineno))
 
     def visit_Name(self, node: ast.Name) -> None:
+        if node.id in names.FORBIDDEN_BUILTINS and node.id not in self.resolver.defined:
+            # a value too: ``run = eval`` then ``run(text)``
+            self.add(Finding(f"static:{names.FORBIDDEN_BUILTINS[node.id]}", node.id, node.lineno))
+        if (node.id in {"getattr", "setattr", "delattr"} and id(node) not in self.called
+                and node.id not in self.resolver.defined):
+            self.add(Finding("static:dynamic_attribute", f"{node.id} as a value", node.lineno))
         if node.id == "Model" and "Model" not in self.resolver.defined:
             self.add(Finding("static:imports_reference", "Model", node.lineno))
         elif node.id.startswith("__") and node.id not in names.ALLOWED_DUNDERS:
@@ -143,6 +172,9 @@ class ModuleChecker(ast.NodeVisitor):
             self.add(Finding("static:dunder_access", node.attr, node.lineno))
         if node.attr in names.STREAM_METHODS:
             self.add(Finding("static:side_stream", f".{node.attr}", node.lineno))
+        if node.attr in names.ESCAPE_ATTRIBUTES:
+            self.add(Finding(f"static:{names.ESCAPE_ATTRIBUTES[node.attr]}", f".{node.attr}",
+                             node.lineno))
         qualname = self.resolver.qualname(node)
         if qualname and id(node) not in self.inner:
             self.add(_qualname_finding(qualname, node.lineno))
@@ -168,7 +200,21 @@ class ModuleChecker(ast.NodeVisitor):
             self.add(Finding("static:backend_flag", qualname.removeprefix("torch."), node.lineno))
         if isinstance(function, ast.Attribute) and function.attr == "numpy" and not qualname:
             self.add(Finding("static:forbidden_module", "numpy (Tensor.numpy)", node.lineno))
+        if qualname and qualname.startswith("os.environ.") and qualname[11:] in _ENVIRONMENT_WRITES:
+            key = node.args[0] if node.args and qualname.endswith("setdefault") else None
+            self._check_environment(key, node.lineno, qualname)
         self.generic_visit(node)
+
+    def visit_Subscript(self, node: ast.Subscript) -> None:
+        if isinstance(node.ctx, ast.Store | ast.Del) and self.resolver.qualname(node.value) == "os.environ":
+            self._check_environment(node.slice, node.lineno, "os.environ")
+        self.generic_visit(node)
+
+    def _check_environment(self, key: ast.AST | None, line: int, what: str) -> None:
+        """Only the build's own variables may be set (not ``LD_PRELOAD``, ``CXX``…)."""
+        name = key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else None
+        if name not in names.ALLOWED_ENVIRONMENT:
+            self.add(Finding("static:forbidden_call", f"{what}[{name or '…'}]", line))
 
     def _check_attribute_builtin(self, node: ast.Call, builtin: str) -> None:
         if len(node.args) < 2 or not (isinstance(node.args[1], ast.Constant)
