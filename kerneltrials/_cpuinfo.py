@@ -1,8 +1,10 @@
 """The CPU as ``/proc/cpuinfo`` describes it: for prompts (agents) and for the hardware
-fingerprint of every verdict (verifier). Parsing takes text so it is tested on fixtures."""
+fingerprint of every verdict (verifier). Parsing takes text so it is tested on fixtures.
+Also the one place that says how many cores this process may use (``usable_cores``)."""
 
 from __future__ import annotations
 
+import os
 import platform
 from pathlib import Path
 from typing import Any
@@ -49,3 +51,12 @@ def cpu_model(cpuinfo_path: Path = Path("/proc/cpuinfo")) -> str:
     except OSError:
         model = "unknown CPU"
     return model if model != "unknown CPU" else (platform.processor() or platform.machine())
+
+
+def usable_cores() -> int:
+    """The logical CPUs this process may run on: its affinity mask where the OS has one
+    (a container, ``taskset`` or a cgroup cpuset shrink it below the machine's count),
+    else the machine's count; at least 1."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)

@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from kerneltrials._cpuinfo import usable_cores
 from kerneltrials._toolversion import version_line, version_lines
 
 
@@ -104,7 +105,7 @@ def device_findings() -> list[Finding]:
     else:
         findings.append(Finding("devices", "gpu", False, "no CUDA device",
                                 "CUDA candidates build here but report not_run; use a GPU host"))
-    findings.append(Finding("devices", "cpu cores", True, str(len(os.sched_getaffinity(0)))))
+    findings.append(Finding("devices", "cpu cores", True, str(usable_cores())))
     return findings
 
 

@@ -2,7 +2,8 @@
 
 - Infrastructure failures (``ProviderError`` and its subclass ``ProviderUnavailable``):
   the API was down, slow, rate-limited or answered garbage. They are retried, and never
-  scored as a wrong kernel (DESIGN.md: such an attempt becomes an ``error`` verdict).
+  scored as a wrong kernel (such an attempt becomes an ``error`` verdict:
+  docs/design/interfaces.md, "Statuses").
 - User errors (``ProviderUserError`` subclasses): a missing key or SDK, an unknown model or
   provider, a refused request. Retrying cannot help; the run stops and the CLI prints the
   one-line message, which says what to fix.

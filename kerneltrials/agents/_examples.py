@@ -1,6 +1,7 @@
 """The worked example shown to the model: a tiny elementwise add, as reference and candidate.
 
-The candidates are in the format DESIGN.md fixes ("Candidate file"): ``class ModelNew``
+The candidates are in the format docs/design/interfaces.md fixes ("Candidate file"):
+``class ModelNew``
 building its kernel with ``load_inline`` — ``cpp_sources`` with OpenMP on the cpu backend,
 ``cuda_sources`` (plus a ``cpp_sources`` declaration) on the cuda backend.
 """

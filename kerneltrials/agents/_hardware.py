@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from kerneltrials._cpuinfo import parse_cpuinfo
+from kerneltrials._cpuinfo import parse_cpuinfo, usable_cores
 
 SYSFS_CPU = Path("/sys/devices/system/cpu")
 
@@ -50,7 +50,7 @@ def describe_cpu(cpuinfo_path: Path = Path("/proc/cpuinfo"), sysfs_root: Path = 
             "logical_cpus": os.cpu_count(),
             "physical_cores": None,
         }
-    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    usable = usable_cores()
     caches = read_sysfs_caches(sysfs_root) or parse_lscpu_caches(_run_lscpu())
     lines = [f"CPU: {info['model']}"]
     cores = f"{usable} usable logical CPUs"

@@ -1,17 +1,20 @@
 """Providers and strategies by name: ``register_*`` fills a registry, ``resolve_*`` reads it.
 
-Built-in providers are listed by module and imported only when resolved, so that neither
-``import kerneltrials`` nor ``kerneltrials --help`` imports an SDK, and a missing SDK gives
-an error naming the install command instead of an ImportError.
+Both are :class:`kerneltrials._registry.Registry` instances. Built-in providers are listed
+by module and imported only when resolved, so that neither ``import kerneltrials`` nor
+``kerneltrials --help`` imports an SDK, and a missing SDK gives an error naming the install
+command (:class:`MissingSDK`) instead of an ImportError. Other packages add providers and
+strategies through the entry point groups ``kerneltrials.providers`` and
+``kerneltrials.strategies``.
 """
 
 from __future__ import annotations
 
-import importlib
 import importlib.util
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from kerneltrials._registry import Builtin, Registry
 from kerneltrials.agents._errors import MissingSDK, ProviderUserError, UnknownProvider
 
 if TYPE_CHECKING:
@@ -19,31 +22,39 @@ if TYPE_CHECKING:
     from kerneltrials.agents._strategy import Strategy
 
 P = TypeVar("P", bound="type[Provider]")
+S = TypeVar("S", bound="type[Strategy]")
 
-_PROVIDERS: dict[str, type[Provider]] = {}
+_LLM = "llm"
 
-#: Built-in providers: name -> (module, the optional SDK it imports or None).
-_BUILTIN: dict[str, tuple[str, str | None]] = {
-    "openai": ("kerneltrials.agents.providers.openai", "openai"),
-    "anthropic": ("kerneltrials.agents.providers.anthropic", "anthropic"),
-    "openai-compatible": ("kerneltrials.agents.providers.openai_compatible", "openai"),
-    "replay": ("kerneltrials.agents.providers.replay", None),
-    "reference": ("kerneltrials.agents.providers.reference", None),
-}
+#: Providers: ``PROVIDER`` in ``PROVIDER:MODEL``.
+PROVIDERS: Registry[type[Provider]] = Registry(
+    "provider",
+    {
+        "openai": Builtin("kerneltrials.agents.providers.openai", "openai", _LLM),
+        "anthropic": Builtin("kerneltrials.agents.providers.anthropic", "anthropic", _LLM),
+        "openai-compatible": Builtin("kerneltrials.agents.providers.openai_compatible",
+                                     "openai", _LLM),
+        "replay": Builtin("kerneltrials.agents.providers.replay"),
+        "reference": Builtin("kerneltrials.agents.providers.reference"),
+    },
+    entry_point_group="kerneltrials.providers",
+    unknown=UnknownProvider,
+    missing=lambda name, builtin: MissingSDK(name, builtin.requires or name),
+)
 
 
 def register_provider(name: str) -> Callable[[P], P]:
     """Class decorator: make ``name:MODEL`` resolve to the decorated provider class."""
 
     def decorate(cls: P) -> P:
-        _PROVIDERS[name] = cls
+        PROVIDERS.add(name, cls)
         return cls
 
     return decorate
 
 
 def provider_names() -> list[str]:
-    return sorted(set(_PROVIDERS) | set(_BUILTIN))
+    return PROVIDERS.names()
 
 
 def split_spec(spec: str) -> tuple[str, str]:
@@ -64,17 +75,7 @@ def resolve_provider_class(name: str) -> type[Provider]:
         UnknownProvider: no such provider (the message lists the valid names).
         MissingSDK: the provider's optional SDK is not installed.
     """
-    if name not in _PROVIDERS and name in _BUILTIN:
-        module, sdk = _BUILTIN[name]
-        try:
-            importlib.import_module(module)
-        except ImportError as error:
-            if sdk is not None and (error.name == sdk or f"'{sdk}'" in str(error)):
-                raise MissingSDK(name, sdk) from error
-            raise
-    if name not in _PROVIDERS:
-        raise UnknownProvider(name, provider_names())
-    return _PROVIDERS[name]
+    return PROVIDERS.get(name)
 
 
 def resolve_provider(spec: str, **options: Any) -> Provider:
@@ -98,30 +99,34 @@ def resolve_provider(spec: str, **options: Any) -> Provider:
 
 # --- strategies --------------------------------------------------------------------------
 
-_STRATEGIES: dict[str, type[Strategy]] = {}
-
-_BUILTIN_STRATEGIES = {
-    "one-shot": "kerneltrials.agents.strategies.one_shot",
-    "best-of-n": "kerneltrials.agents.strategies.best_of_n",
-    "refine": "kerneltrials.agents.strategies.refine",
-    "coder-judge": "kerneltrials.agents.strategies.coder_judge",
-}
-
-S = TypeVar("S", bound="type[Strategy]")
+STRATEGIES: Registry[type[Strategy]] = Registry(
+    "agent",
+    {
+        "one-shot": Builtin("kerneltrials.agents.strategies.one_shot"),
+        "best-of-n": Builtin("kerneltrials.agents.strategies.best_of_n"),
+        "refine": Builtin("kerneltrials.agents.strategies.refine"),
+        "coder-judge": Builtin("kerneltrials.agents.strategies.coder_judge"),
+    },
+    entry_point_group="kerneltrials.strategies",
+    unknown=lambda name, valid: ProviderUserError(
+        f"unknown agent {name!r}: choose one of {', '.join(valid)}, "
+        "or give path/to/file.py:ClassName"
+    ),
+)
 
 
 def register_strategy(name: str) -> Callable[[S], S]:
     """Class decorator: make ``--agent name`` resolve to the decorated strategy."""
 
     def decorate(cls: S) -> S:
-        _STRATEGIES[name] = cls
+        STRATEGIES.add(name, cls)
         return cls
 
     return decorate
 
 
 def strategy_names() -> list[str]:
-    return sorted(set(_STRATEGIES) | set(_BUILTIN_STRATEGIES))
+    return STRATEGIES.names()
 
 
 def resolve_strategy(spec: str, **options: Any) -> Strategy:
@@ -133,14 +138,7 @@ def resolve_strategy(spec: str, **options: Any) -> Strategy:
     """
     if ".py:" in spec:
         return _load_strategy_file(spec)(**options)
-    if spec not in _STRATEGIES and spec in _BUILTIN_STRATEGIES:
-        importlib.import_module(_BUILTIN_STRATEGIES[spec])
-    if spec not in _STRATEGIES:
-        raise ProviderUserError(
-            f"unknown agent {spec!r}: choose one of {', '.join(strategy_names())}, "
-            "or give path/to/file.py:ClassName"
-        )
-    return _STRATEGIES[spec](**options)
+    return STRATEGIES.get(spec)(**options)
 
 
 def _load_strategy_file(spec: str) -> type[Strategy]:

@@ -1,7 +1,8 @@
 """Strategies: how an agent turns a task into candidates (one-shot, refine, coder-judge, ...).
 
 A strategy gets the provider and a ``verify`` callable injected (candidate source ->
-verdict dict, the JSON shape of DESIGN.md "Verdict"), so it runs the same against the real
+verdict dict, the JSON shape of docs/design/interfaces.md, "Verdict"), so it runs the same
+against the real
 verifier, a scheduler, or a test's tiny judge. It returns every attempt it made; the
 caller stores them (trajectory, tokens, cost) and scores the best (``best_attempt``).
 """

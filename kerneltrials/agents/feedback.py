@@ -1,7 +1,8 @@
 """What an agent is told about its candidate's verdict.
 
 Public configurations are shown in full (parameters, errors, timings, failure detail);
-hidden ones ONLY as a count passed / failed (DESIGN.md), so an agent cannot search for
+hidden ones ONLY as a count passed / failed (docs/design/interfaces.md, "What agents
+see"), so an agent cannot search for
 them. Reasons that mention a hidden configuration (its name, or a parameter value no
 public configuration has) are redacted for the same reason.
 """
@@ -16,7 +17,8 @@ REDACTED = "(detail withheld: it concerns a hidden configuration)"
 
 
 def format_feedback(verdict: Mapping[str, Any], *, max_detail_chars: int = 2000) -> str:
-    """A plain-text summary of a verdict dict (the JSON shape of DESIGN.md "Verdict")."""
+    """A plain-text summary of a verdict dict (the JSON shape of
+    docs/design/interfaces.md, "Verdict")."""
     configs: Sequence[Mapping[str, Any]] = verdict.get("configs") or []
     public = [c for c in configs if c.get("kind") != "hidden"]
     hidden = [c for c in configs if c.get("kind") == "hidden"]

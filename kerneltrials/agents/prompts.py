@@ -2,7 +2,8 @@
 
 The system message (instructions + worked example) depends only on the backend, so it is
 the same for every task; the user message carries the task source, its public
-configurations and the hardware. Hidden configurations are never shown (DESIGN.md):
+configurations and the hardware. Hidden configurations are never shown
+(docs/design/interfaces.md, "Hidden configurations"):
 the instructions only say that other shapes in the same ranges will be tested.
 """
 

@@ -10,9 +10,15 @@ from kerneltrials.sandbox._base import (
     SandboxStartError,
 )
 from kerneltrials.sandbox._env import build_job_env, redact
-from kerneltrials.sandbox._registry import register_sandbox, resolve_sandbox, sandbox_names
+from kerneltrials.sandbox._registry import (
+    SANDBOXES,
+    register_sandbox,
+    resolve_sandbox,
+    sandbox_names,
+)
 
 __all__ = [
+    "SANDBOXES",
     "ExitInfo",
     "JobSpec",
     "Mount",

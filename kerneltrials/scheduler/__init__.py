@@ -2,10 +2,11 @@
 
 from kerneltrials.scheduler._budget import BudgetExhausted, Spend
 from kerneltrials.scheduler._eval import EvalConfig, EvalReporter, EvalSummary, run_eval
-from kerneltrials.scheduler._executor import Executor, LocalExecutor, resolve_executor
+from kerneltrials.scheduler._executor import EXECUTORS, Executor, LocalExecutor, resolve_executor
 from kerneltrials.scheduler._selector import select_tasks
 
 __all__ = [
+    "EXECUTORS",
     "BudgetExhausted",
     "EvalConfig",
     "EvalReporter",

@@ -1,5 +1,11 @@
 """Executors: where verification jobs run. ``LocalExecutor`` runs them in this process's
-threads (no Ray); ``RayExecutor`` (``_ray_executor``) on a local or remote Ray cluster."""
+threads (no Ray); ``RayExecutor`` (``_ray_executor``) on a local or remote Ray cluster.
+
+Executors are found by name in ``EXECUTORS``. The Ray one is a lazy built-in, listed by
+module path: this module never imports ``_ray_executor`` (which imports this one), so the
+import graph has no cycle and Ray stays unimported until asked for. Other packages add
+executors through the entry point group ``kerneltrials.executors``.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +13,7 @@ from abc import ABC, abstractmethod
 from dataclasses import replace
 from typing import Any
 
+from kerneltrials._registry import Builtin, Registry
 from kerneltrials.scheduler._gate import LocalGate
 from kerneltrials.scheduler._jobs import build_job, run_job, verify_in_stages
 from kerneltrials.tasks import TaskSpec
@@ -40,6 +47,15 @@ class Executor(ABC):
         return replace(self.options, hidden_seed=hidden_seed, profile_feedback=profile)
 
 
+#: Executors by name (``--executor``): ``local`` and ``ray`` built in.
+EXECUTORS: Registry[type[Executor]] = Registry(
+    "executor",
+    {"ray": Builtin("kerneltrials.scheduler._ray_executor", "ray", "ray")},
+    entry_point_group="kerneltrials.executors",
+)
+
+
+@EXECUTORS.register("local")
 class LocalExecutor(Executor):
     """Runs both stages in the calling thread; an in-process gate keeps timings alone."""
 
@@ -57,11 +73,12 @@ class LocalExecutor(Executor):
 
 
 def resolve_executor(name: str, options: CheckOptions, **kwargs: Any) -> Executor:
-    """``local`` or ``ray``; the error lists the valid names."""
-    if name == "local":
-        return LocalExecutor(options)
-    if name == "ray":
-        from kerneltrials.scheduler._ray_executor import RayExecutor
+    """An executor by name (``local``, ``ray``, or one from an entry point), constructed
+    with ``options`` and ``kwargs`` (e.g. ``address=`` for Ray).
 
-        return RayExecutor(options, **kwargs)
-    raise ValueError(f"unknown executor {name!r}: choose local or ray")
+    Raises:
+        kerneltrials._registry.UnknownName: no such executor (a ValueError; the message
+            lists the valid names).
+        kerneltrials._registry.MissingDependency: ``ray`` without Ray installed.
+    """
+    return EXECUTORS.get(name)(options, **kwargs)

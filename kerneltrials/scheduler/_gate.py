@@ -3,7 +3,7 @@
 Builds and correctness runs hold a *shared* lease; a timing phase holds the *exclusive*
 lease, so nothing else runs on the node's cores while it measures. Waiting exclusive
 requests block new shared ones (no starvation). Leases of processes that died are
-dropped (a killed worker never leaves the node locked). See docs/design/scheduling.md.
+dropped (a killed worker never leaves the node locked). See docs/design/eval.md.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ import functools
 import os
 from typing import Any
 
-from kerneltrials.scheduler._executor import Executor
+from kerneltrials.scheduler._executor import EXECUTORS, Executor
 from kerneltrials.scheduler._jobs import build_job, error_verdict, run_job, verify_in_stages
 from kerneltrials.tasks import TaskSpec
 from kerneltrials.verifier import CheckOptions
@@ -86,6 +86,7 @@ def _remote_functions() -> tuple[Any, Any]:
     return build, run
 
 
+@EXECUTORS.register("ray")
 class RayExecutor(Executor):
     """Jobs on a Ray cluster: ``address=None`` starts (or joins) a local instance."""
 

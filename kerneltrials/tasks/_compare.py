@@ -1,4 +1,4 @@
-"""Compare task outputs the way the verifier does (tolerances from DESIGN.md)."""
+"""Compare task outputs the way the verifier does (tolerances: docs/design/interfaces.md)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,8 @@
 
 Hidden configurations are never in the source: each is drawn near one public
 configuration by multiplying every integer constant by a seeded factor in [0.7, 1.3],
-then clipping to ``ranges`` and rounding to ``multiple_of`` (DESIGN.md, "Task file").
+then clipping to ``ranges`` and rounding to ``multiple_of`` (docs/design/interfaces.md,
+"Hidden configurations").
 """
 
 from __future__ import annotations

@@ -7,7 +7,8 @@ from typing import Any
 
 PROFILES = ("cpu", "gpu")
 
-#: Correctness tolerances per dtype (DESIGN.md, "Tolerances and timing defaults").
+#: Correctness tolerances per dtype (docs/design/interfaces.md, "Tolerances and timing
+#: defaults").
 DEFAULT_TOLERANCE = {"float32": 1e-4, "float64": 1e-4, "bfloat16": 1e-2, "float16": 1e-2}
 
 

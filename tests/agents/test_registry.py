@@ -148,3 +148,34 @@ def test_backoff_grows_exponentially_and_honours_retry_after():
     assert 2.5 <= provider.backoff_delay_s(6, plain) <= 5.0  # capped
     throttled = ProviderError("x", retry_after_s=7.0)
     assert 7.0 <= provider.backoff_delay_s(1, throttled) <= 7.7
+
+
+@pytest.mark.timeout(60)
+def test_provider_from_an_entry_point_resolves(tmp_path):
+    info = tmp_path / "kt_echo_provider_h6-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: kt-echo-provider-h6\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[kerneltrials.providers]\necho = kt_echo_h6:Echo\n")
+    (tmp_path / "kt_echo_h6.py").write_text(textwrap.dedent("""
+        from kerneltrials.agents import Completion, Provider
+
+        class Echo(Provider):  # registered by the entry point, not by a decorator
+            name = "echo"
+
+            def complete(self, messages, **options):
+                return Completion(messages[-1].content, 1, 1, 0.0, 0.0, self.model, "stop")
+    """))
+    result = _run_python(f"""
+        import sys
+        sys.path.insert(0, {str(tmp_path)!r})
+        from kerneltrials.agents import Message, provider_names, resolve_provider
+        print("echo" in provider_names())
+        print(resolve_provider("echo:m1").complete([Message("user", "ping")]).text)
+    """)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["True", "ping"]
+
+
+def test_unknown_provider_is_a_user_error_the_cli_prints():
+    with pytest.raises(ProviderUserError, match="unknown provider 'nope'"):
+        resolve_provider("nope:model")

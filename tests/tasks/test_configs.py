@@ -1,4 +1,5 @@
-"""Hidden configurations (DESIGN.md, "Task file") and constant substitution."""
+"""Hidden configurations (docs/design/interfaces.md, "Hidden configurations") and constant
+substitution."""
 
 from __future__ import annotations
 
