@@ -77,8 +77,10 @@ class RichReporter:
 @click.option("--run", "run_name", default=None, help="Run name [default: model-agent-time].")
 @click.option("--db", default=None, envvar="KERNELTRIALS_DB",
               help="Results store [default: ./kerneltrials.sqlite or $KERNELTRIALS_DB].")
-@click.option("--executor", type=click.Choice(["ray", "local"]), default="ray", show_default=True,
-              help="ray: a local Ray instance or --ray-address; local: this process only.")
+@click.option("--executor", default="ray", show_default=True,
+              help="ray: a local Ray instance or --ray-address; local: this process only; "
+                   "or an executor registered by a plug-in (entry point group "
+                   "kerneltrials.executors).")
 @click.option("--ray-address", default=None, envvar="RAY_ADDRESS",
               help="Join this Ray cluster instead of starting a local instance.")
 @click.option("--max-concurrency", default=2, show_default=True, type=click.IntRange(1, 1024),

@@ -36,9 +36,7 @@ ETC_ENTRIES = (
 
 def package_dir() -> Path:
     """The installed ``kerneltrials`` package directory (never its parent)."""
-    import kerneltrials
-
-    return Path(kerneltrials.__file__).resolve().parent
+    return Path(__file__).resolve().parent.parent
 
 
 def runtime_paths() -> list[Path]:
