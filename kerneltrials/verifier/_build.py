@@ -13,7 +13,9 @@ import importlib.machinery
 import importlib.util
 import json
 import os
+import re
 from dataclasses import asdict, dataclass, field
+from dataclasses import fields as dataclass_fields
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -27,6 +29,47 @@ class CompileError(Exception):
     def __init__(self, message: str, log: str = "") -> None:
         super().__init__(message)
         self.log = log
+
+
+class CpuTimeExceeded(Exception):
+    """A compiler ran past the compile job's CPU-time limit (the candidate's timeout)."""
+
+
+class InvalidRequest(ValueError):
+    """A collected build request that no genuine ``load_inline`` call produces."""
+
+
+# Bounds on what a collect job may return: it ran the candidate's Python, so its reply is
+# attacker-controlled data (docs/design/builds.md).
+MAX_REQUESTS = 16
+MAX_SOURCE_BYTES = 8 * 1024**2  # all sources of one request
+MAX_ITEMS = 256  # flags, include paths, functions per list
+MAX_ITEM_CHARS = 4096
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_LIST_FIELDS = ("cpp_sources", "cuda_sources", "extra_cflags", "extra_cuda_cflags",
+                "extra_ldflags", "extra_include_paths")
+
+
+def _strings(value: Any, field_name: str, limit: int | None) -> tuple[str, ...]:
+    if not isinstance(value, list | tuple) or len(value) > MAX_ITEMS:
+        raise InvalidRequest(f"{field_name} is not a list of at most {MAX_ITEMS} strings")
+    if not all(isinstance(item, str) and (limit is None or len(item) <= limit) for item in value):
+        raise InvalidRequest(f"{field_name} holds a non-string or an item over {limit} characters")
+    return tuple(value)
+
+
+def _functions(value: Any) -> tuple[tuple[str, str], ...]:
+    if not isinstance(value, list | tuple) or len(value) > MAX_ITEMS:
+        raise InvalidRequest("functions is not a list")
+    pairs = []
+    for pair in value:
+        if (not isinstance(pair, list | tuple) or len(pair) != 2
+                or not all(isinstance(part, str) and len(part) <= MAX_ITEM_CHARS for part in pair)):
+            raise InvalidRequest("functions holds something other than (name, docstring)")
+        if not _IDENTIFIER.fullmatch(pair[0]) or any(c in pair[1] for c in '"\\\n'):
+            raise InvalidRequest(f"function {pair[0][:80]!r} is not a C++ identifier with a plain docstring")
+        pairs.append((pair[0], pair[1]))
+    return tuple(pairs)
 
 
 def _as_tuple(value: Any) -> tuple[str, ...]:
@@ -96,6 +139,29 @@ class BuildRequest:
             fields[key] = tuple(fields.get(key) or ())
         fields["functions"] = tuple(tuple(pair) for pair in fields.get("functions") or ())
         return cls(**fields)
+
+    @classmethod
+    def from_untrusted(cls, data: Any, backend: str) -> BuildRequest:
+        """A request from a collect job's reply, checked field by field (types, sizes,
+        the session's backend); raises :class:`InvalidRequest`."""
+        if not isinstance(data, dict) or set(data) != {f.name for f in dataclass_fields(cls)}:
+            raise InvalidRequest("not a build request (unexpected or missing fields)")
+        lists = {key: _strings(data[key], key, None if key.endswith("sources") else MAX_ITEM_CHARS)
+                 for key in _LIST_FIELDS}
+        if sum(len(text.encode()) for key in ("cpp_sources", "cuda_sources") for text in lists[key]) \
+                > MAX_SOURCE_BYTES:
+            raise InvalidRequest(f"sources over {MAX_SOURCE_BYTES} bytes")
+        name = data["name"]
+        if not isinstance(name, str) or len(name) > 256:
+            raise InvalidRequest("name is not a short string")
+        if data["with_cuda"] not in (None, True, False) or not isinstance(
+                data["with_pytorch_error_handling"], bool):
+            raise InvalidRequest("with_cuda / with_pytorch_error_handling are not booleans")
+        if data["backend"] != backend:
+            raise InvalidRequest(f"backend {str(data['backend'])[:20]!r} is not the check's {backend!r}")
+        return cls(name=name, functions=_functions(data["functions"]), with_cuda=data["with_cuda"],
+                   with_pytorch_error_handling=data["with_pytorch_error_handling"],
+                   backend=backend, **lists)
 
     def content_key(self, toolchain: dict[str, str]) -> str:
         """Content address: sources, flags, backend, toolchain and torch versions.

@@ -17,8 +17,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from kerneltrials.verifier._buildcache import BuildCache
-from kerneltrials.verifier._compiler import cache_root, toolchain_fingerprint
+from kerneltrials.verifier._compiler import cache_root, library_store, toolchain_fingerprint
 
 INDEX_VERSION = 1
 
@@ -34,15 +33,16 @@ def _key(source: str, backend: str) -> str:
 
 
 def lookup_artifacts(source: str, backend: str) -> list[dict[str, Any]] | None:
-    """The recorded artifacts when every one is still intact in the cache, else None."""
+    """The recorded artifacts when every one is still intact in the cache (its digests
+    match the record the parent wrote when it published it), else None."""
     path = index_dir() / f"{_key(source, backend)}.json"
     try:
         items = json.loads(path.read_text())["artifacts"]
     except (OSError, ValueError, KeyError):
         return None
-    cache = BuildCache(cache_root())
+    cache = library_store()
     for item in items:
-        entry = cache.lookup(item["artifact"]["key"])
+        entry = cache.lookup(item["artifact"]["key"])  # checks the entry's digests
         library = entry / Path(item["artifact"]["library_path"]).name if entry else None
         if library is None or not library.is_file():
             return None

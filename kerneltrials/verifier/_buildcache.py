@@ -2,18 +2,21 @@
 
 Layout under the store's root::
 
-    <key>/            a published entry: its files plus manifest.json (names, sizes, sha256)
-    .staging/<key>.*  entries being built (renamed into place when complete)
-    .locks/<key>.lock one builder per key; fcntl.flock, so the kernel drops the lock
-                      when its holder dies (a SIGKILLed builder blocks nobody)
-    .trash/           entries being deleted (renamed there first: readers never see
-                      a half-deleted entry)
+    <key>/             a published entry: its files, nothing else
+    .index/<key>.json  the entry's digest record (names, sizes, sha256), outside every
+                       entry; its mtime is the entry's last use (least-recently-used eviction)
+    .staging/<key>.*   entries being published (renamed into place when complete)
+    .locks/<key>.lock  one publisher per key; fcntl.flock, so the kernel drops the lock
+                       when its holder dies (a SIGKILLed publisher blocks nobody)
+    .trash/            entries being deleted (renamed there first: readers never see
+                       a half-deleted entry)
 
-Readers never take a lock: an entry appears by one atomic ``rename`` after its
-manifest is written, and a lookup verifies the manifest (size, and sha256 where asked),
-so a truncated or modified file is detected, evicted and rebuilt. The manifest's mtime
-is the entry's last use, for least-recently-used eviction down to ``max_bytes``.
-See docs/design/builds.md.
+Only the trusted parent writes here: sandboxed jobs mount nothing of the store writable
+(a compile job writes into its own output directory, which the parent hashes and
+publishes). Every lookup checks the entry against its digest record: a file that was
+changed, added or removed since publication (by anyone) makes the entry a miss, and it
+is removed and rebuilt. Eviction counts every file under the root and removes anything
+that is not a recorded entry. See docs/design/builds.md.
 """
 
 from __future__ import annotations
@@ -24,15 +27,17 @@ import hashlib
 import json
 import os
 import shutil
+import stat
 import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-MANIFEST = "manifest.json"
-MANIFEST_VERSION = 1
+INDEX_DIR = ".index"
+INDEX_VERSION = 2
 DEFAULT_MAX_BYTES = 5 * 1024**3
 LOCK_TIMEOUT_S = 1800.0  # longer than any build: a live holder is never overtaken
+_SERVICE_DIRS = (".staging", ".locks", ".trash", INDEX_DIR)
 
 
 def resolve_max_bytes(variable: str = "KERNELTRIALS_CACHE_MAX_BYTES") -> int:
@@ -41,52 +46,142 @@ def resolve_max_bytes(variable: str = "KERNELTRIALS_CACHE_MAX_BYTES") -> int:
     return int(value) if value else DEFAULT_MAX_BYTES
 
 
-def _sha256(path: Path) -> str:
+def sha256_file(path: Path) -> str:
+    """The sha256 of a regular file (symbolic links are refused: ``O_NOFOLLOW``)."""
     digest = hashlib.sha256()
-    with path.open("rb") as stream:
+    descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    with os.fdopen(descriptor, "rb") as stream:
         for block in iter(lambda: stream.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
 
 
-class BuildCache:
-    """One store directory; safe to share between processes on one machine."""
+def tree_bytes(path: Path) -> int:
+    """Bytes of every file under ``path`` (links counted, never followed)."""
+    try:
+        info = path.lstat()
+    except OSError:
+        return 0
+    if not stat.S_ISDIR(info.st_mode):
+        return info.st_size
+    total = 0
+    for directory, dirs, files in os.walk(path):
+        for name in dirs + files:
+            with contextlib.suppress(OSError):
+                entry = os.lstat(os.path.join(directory, name))
+                total += 0 if stat.S_ISDIR(entry.st_mode) else entry.st_size
+    return total
 
-    def __init__(self, root: Path, max_bytes: int | None = None, verify_hash: bool = True):
+
+def _listing(entry: Path) -> dict[str, Path]:
+    """Every non-directory under ``entry`` by relative name (links included, unfollowed)."""
+    found = {}
+    for directory, dirs, files in os.walk(entry):
+        for name in files + [name for name in dirs if os.path.islink(os.path.join(directory, name))]:
+            path = Path(directory, name)
+            found[path.relative_to(entry).as_posix()] = path
+    return found
+
+
+def _remove_path(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        with contextlib.suppress(OSError):
+            path.unlink()
+
+
+class BuildCache:
+    """One store directory; safe to share between processes on one machine.
+
+    ``nested`` names sub-directories that are other stores (the toolchain store inside
+    the library store): eviction leaves them to their own store.
+    """
+
+    def __init__(self, root: Path, max_bytes: int | None = None, verify_hash: bool = True,
+                 nested: tuple[str, ...] = ()) -> None:
         self.root = Path(root)
         self.max_bytes = resolve_max_bytes() if max_bytes is None else max_bytes
-        self.verify_hash = verify_hash  # False for large PCHs: size check only
-        for sub in (".staging", ".locks", ".trash"):
+        self.verify_hash = verify_hash  # False only for trusted, in-process benchmarks
+        self.nested = nested
+        for sub in _SERVICE_DIRS:
             (self.root / sub).mkdir(parents=True, exist_ok=True)
 
     def entry_path(self, key: str) -> Path:
         return self.root / key
 
-    def lookup(self, key: str) -> Path | None:
-        """The entry's directory if present and intact (and mark it used), else None."""
-        entry = self.entry_path(key)
-        manifest = entry / MANIFEST
-        if not manifest.is_file():
+    def index_path(self, key: str) -> Path:
+        """The entry's digest record (outside the entry)."""
+        return self.root / INDEX_DIR / f"{key}.json"
+
+    def recorded(self, key: str) -> dict[str, dict[str, object]] | None:
+        """The recorded files of ``key`` (name -> size_bytes, sha256), or None."""
+        try:
+            record = json.loads(self.index_path(key).read_text())
+            files = record["files"]
+        except (OSError, ValueError, KeyError, TypeError):
             return None
-        if not self.is_intact(entry):
-            self.remove(key)  # corrupted: drop it, the caller rebuilds
+        if record.get("version") != INDEX_VERSION or not isinstance(files, dict):
+            return None
+        return files
+
+    def lookup(self, key: str) -> Path | None:
+        """The entry's directory if present and intact (and mark it used), else None.
+
+        An entry that does not match its digest record (a file changed, added or
+        removed) is removed: the caller rebuilds.
+        """
+        entry = self.entry_path(key)
+        if not self.index_path(key).is_file() or not entry.is_dir():
+            return None
+        if not self.is_intact(key):
+            self.remove(key)
             return None
         with contextlib.suppress(OSError):
-            os.utime(manifest)  # last use, for LRU
+            os.utime(self.index_path(key))  # last use, for LRU
         return entry
 
-    def is_intact(self, entry: Path) -> bool:
-        """Every file the manifest lists exists with its recorded size (and hash)."""
+    def is_intact(self, key: str) -> bool:
+        """The entry holds exactly the recorded files, with their sizes and digests."""
+        recorded, entry = self.recorded(key), self.entry_path(key)
+        if recorded is None:
+            return False
+        present = _listing(entry)
+        if set(present) != set(recorded):
+            return False
         try:
-            recorded = json.loads((entry / MANIFEST).read_text())
-            for name, info in recorded["files"].items():
-                path = entry / name
+            for name, info in recorded.items():
+                path = present[name]
+                if not path.is_file() or path.is_symlink():
+                    return False
                 if path.stat().st_size != info["size_bytes"]:
                     return False
-                if self.verify_hash and _sha256(path) != info["sha256"]:
+                if self.verify_hash and sha256_file(path) != info["sha256"]:
                     return False
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, KeyError, TypeError):
             return False
+        return True
+
+    def copy_verified(self, key: str, name: str, destination: Path) -> bool:
+        """Copy file ``name`` of ``key`` to ``destination``, hashing the bytes copied; True
+        when they match the digest record (on a mismatch the copy is deleted)."""
+        info = (self.recorded(key) or {}).get(name)
+        if not isinstance(info, dict):
+            return False
+        digest = hashlib.sha256()
+        try:
+            descriptor = os.open(self.entry_path(key) / name, os.O_RDONLY | os.O_NOFOLLOW)
+            with os.fdopen(descriptor, "rb") as source, destination.open("wb") as target:
+                for block in iter(lambda: source.read(1 << 20), b""):
+                    digest.update(block)
+                    target.write(block)
+        except OSError:
+            destination.unlink(missing_ok=True)
+            return False
+        if digest.hexdigest() != info.get("sha256"):
+            destination.unlink(missing_ok=True)
+            return False
+        destination.chmod(0o644)  # read by a job's unprivileged user
         return True
 
     @contextlib.contextmanager
@@ -116,87 +211,118 @@ class BuildCache:
         """The entry for ``key``, building it with ``build(staging_dir)`` on a miss.
 
         Returns (entry directory, hit). ``build`` writes its files into the directory
-        it is given; an exception from it leaves nothing behind and propagates.
+        it is given (trusted code only: what it leaves there is published under ``key``);
+        an exception from it leaves nothing behind and propagates.
         """
         entry = self.lookup(key)
         if entry is not None:
             return entry, True
         with self.lock(key):
-            entry = self.lookup(key)  # a concurrent builder may have finished meanwhile
-            if entry is not None:
-                return entry, True
-            self._clear_stale_staging(key)
-            staging = self.root / ".staging" / f"{key}.{os.getpid()}.{uuid.uuid4().hex[:8]}"
-            staging.mkdir()
-            try:
-                build(staging)
-                self._write_manifest(staging)
-                self._publish(staging, key)
-            finally:
-                shutil.rmtree(staging, ignore_errors=True)
+            hit = self.build_locked(key, build)
         self.evict(keep=key)
-        return self.entry_path(key), False
+        return self.entry_path(key), hit
+
+    def build_locked(self, key: str, build: Callable[[Path], None]) -> bool:
+        """:meth:`get_or_build` for a caller that holds ``key``'s lock; returns hit."""
+        if self.lookup(key) is not None:  # a concurrent builder may have finished meanwhile
+            return True
+        self._clear_stale_staging(key)
+        staging = self.root / ".staging" / f"{key}.{os.getpid()}.{uuid.uuid4().hex[:8]}"
+        staging.mkdir()
+        try:
+            build(staging)
+            self._publish(staging, key)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+        return False
 
     def _clear_stale_staging(self, key: str) -> None:
         # Called under the key's lock: any staging dir for the key is a dead builder's.
         for stale in (self.root / ".staging").glob(f"{key}.*"):
             shutil.rmtree(stale, ignore_errors=True)
 
-    def _write_manifest(self, staging: Path) -> None:
-        files = {}
-        for path in sorted(staging.rglob("*")):
-            if path.is_file():
-                name = path.relative_to(staging).as_posix()
-                files[name] = {"size_bytes": path.stat().st_size, "sha256": _sha256(path)}
-        payload = {"version": MANIFEST_VERSION, "files": files, "created": time.time()}
-        (staging / MANIFEST).write_text(json.dumps(payload, indent=1))
-
     def _publish(self, staging: Path, key: str) -> None:
-        entry = self.entry_path(key)
-        if entry.exists():  # a corrupt leftover without a valid manifest
-            self.remove(key)
-        os.rename(staging, entry)
+        """Record the digests of what is in ``staging`` (parent-written), then rename it in."""
+        files = {}
+        for name, path in sorted(_listing(staging).items()):
+            if path.is_symlink() or not path.is_file():
+                raise ValueError(f"refusing to publish {name!r}: not a regular file")
+            files[name] = {"size_bytes": path.stat().st_size, "sha256": sha256_file(path)}
+            path.chmod(0o644)
+        record = {"version": INDEX_VERSION, "files": files, "created": time.time()}
+        if self.entry_path(key).exists() or self.index_path(key).exists():
+            self.remove(key)  # a leftover that failed verification
+        temporary = self.root / INDEX_DIR / f".{key}.{uuid.uuid4().hex[:8]}.tmp"
+        temporary.write_text(json.dumps(record, indent=1))
+        os.replace(temporary, self.index_path(key))
+        staging.chmod(0o755)
+        os.rename(staging, self.entry_path(key))
 
     def remove(self, key: str) -> None:
-        """Delete an entry: rename it away first, so no reader sees it half-deleted."""
-        entry = self.entry_path(key)
+        """Delete an entry and its record: the record goes first, then the entry is
+        renamed away, so no reader sees half an entry."""
+        with contextlib.suppress(OSError):
+            self.index_path(key).unlink()
         trash = self.root / ".trash" / f"{key}.{uuid.uuid4().hex[:8]}"
         try:
-            os.rename(entry, trash)
+            os.rename(self.entry_path(key), trash)
         except OSError:
             return
-        shutil.rmtree(trash, ignore_errors=True)
+        _remove_path(trash)
 
     def entries(self) -> list[tuple[float, int, str]]:
-        """(last use, size in bytes, key) for every published entry."""
+        """(last use, size in bytes, key) for every recorded entry."""
         found = []
-        for entry in self.root.iterdir():
-            manifest = entry / MANIFEST
-            if entry.name.startswith(".") or not manifest.is_file():
-                continue
+        for record in (self.root / INDEX_DIR).glob("*.json"):
+            key = record.name[: -len(".json")]
+            entry = self.entry_path(key)
             try:
-                size = sum(f.stat().st_size for f in entry.iterdir() if f.is_file())
-                found.append((manifest.stat().st_mtime, size, entry.name))
+                last_use = record.stat().st_mtime
             except OSError:
                 continue  # removed while we looked
+            if entry.is_dir() and not entry.is_symlink():
+                found.append((last_use, tree_bytes(entry) + tree_bytes(record), key))
         return found
 
     def _sweep_leftovers(self) -> None:
-        """Remove what killed processes left: trash, and staging dirs whose key is unlocked."""
+        """Remove what killed processes left (trash, staging dirs whose key is unlocked)
+        and everything else that is not a recorded entry: stray files and directories,
+        and records without an entry. Both checked under the key's lock (skipped while a
+        publisher holds it)."""
         for stale in (self.root / ".trash").iterdir():
-            shutil.rmtree(stale, ignore_errors=True)
+            _remove_path(stale)
         for staging in (self.root / ".staging").iterdir():
             key = staging.name.split(".")[0]
             with contextlib.suppress(TimeoutError), self.lock(key, timeout_s=0.0):
                 self._clear_stale_staging(key)  # we hold the lock: no live builder owns it
+        for path in self.root.iterdir():
+            if path.name in _SERVICE_DIRS or path.name in self.nested:
+                continue
+            if path.is_dir() and not path.is_symlink() and self.index_path(path.name).is_file():
+                continue
+            with contextlib.suppress(TimeoutError), self.lock(path.name, timeout_s=0.0):
+                if not self.index_path(path.name).is_file():
+                    self.remove(path.name)
+                    _remove_path(path)
+        for record in (self.root / INDEX_DIR).iterdir():
+            is_record = record.name.endswith(".json")  # else a publisher's temporary
+            key = record.name[: -len(".json")] if is_record else record.name[1:].split(".")[0]
+            if is_record and self.entry_path(key).is_dir():
+                continue
+            with contextlib.suppress(TimeoutError), self.lock(key, timeout_s=0.0):
+                if not (is_record and self.entry_path(key).is_dir()):
+                    _remove_path(record)
+
+    def total_bytes(self) -> int:
+        """Every file under the root but the nested stores (records, locks, staging too)."""
+        return sum(tree_bytes(path) for path in self.root.iterdir() if path.name not in self.nested)
 
     def evict(self, keep: str | None = None) -> list[str]:
-        """Remove least-recently-used entries until the store fits ``max_bytes``."""
+        """Remove strays, then least-recently-used entries until the store fits ``max_bytes``."""
         self._sweep_leftovers()
-        entries = sorted(self.entries())
-        total = sum(size for _, size, _ in entries)
+        total = self.total_bytes()
         removed = []
-        for _, size, key in entries:
+        for _, size, key in sorted(self.entries()):
             if total <= self.max_bytes:
                 break
             if key == keep:

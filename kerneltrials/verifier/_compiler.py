@@ -1,29 +1,49 @@
 """Turn a :class:`BuildRequest` into a :class:`BuildArtifact`, through the build cache.
 
-A request's content key (sources, flags, backend, toolchain and torch versions) names
-its entry in a :class:`~kerneltrials.verifier._buildcache.BuildCache`; a hit loads with
-no compiler. A miss builds with the fast pipeline (_fastbuild.py) and, when that path
-cannot take the request or fails, with torch's own ``load_inline`` — which stays the
-authority on whether a candidate compiles, so a compile error is always stock's verdict.
+This is the trusted side of a build. It computes every key itself — the library's
+content key (sources, flags, backend, toolchain and torch versions), the PCH's and the
+binding object's (``_fastbuild``) — looks them up in the stores (every lookup verifies
+the entry's digests), and on a miss has the request compiled into a private output
+directory: by a sandboxed compile job in a check (``_build_jobs``), or in this process
+for trusted callers (:func:`build_extension`: benchmarks, tests). It then hashes what
+was produced and publishes it under the keys it computed, and nothing else.
 Design and measurements: docs/design/builds.md.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
-import subprocess
+import tempfile
 import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from kerneltrials._toolversion import version_line
 from kerneltrials.verifier._build import BuildArtifact, BuildRequest, CompileError
 from kerneltrials.verifier._buildcache import BuildCache, resolve_max_bytes
-from kerneltrials.verifier._fastbuild import build_fast, fast_toolchain
+from kerneltrials.verifier._compile_job import (  # noqa: F401 - build_stock re-exported
+    BINDING_DIR,
+    LIB_DIR,
+    PCH_DIR,
+    build_stock,
+    compile_into,
+    find_library,
+)
+from kerneltrials.verifier._fastbuild import (
+    BINDING_OBJECT,
+    PCH_FILE,
+    FastPlan,
+    fast_inputs,
+    fast_toolchain,
+)
 from kerneltrials.verifier._stockflags import ensure_cuda_arch_list, resolve_with_cuda
 
 DEFAULT_CUDA_HOME = "/usr/local/cuda-13.0"
-TOOLCHAIN_DIR = ".toolchain"  # PCHs and binding objects, inside the (mounted) cache root
+TOOLCHAIN_DIR = ".toolchain"  # PCHs and binding objects: a store nested in the cache root
 DEFAULT_TOOLCHAIN_MAX_BYTES = 4 * 1024**3  # a PCH is ~150 MB: room for ~25 flag sets
 
 
@@ -39,6 +59,18 @@ def toolchain_root(root: Path | None = None) -> Path:
     """PCHs and binding objects: ``KERNELTRIALS_PCH_CACHE`` or ``<cache root>/.toolchain``."""
     chosen = os.environ.get("KERNELTRIALS_PCH_CACHE")
     return Path(chosen) if chosen else (root or cache_root()) / TOOLCHAIN_DIR
+
+
+def library_store(root: Path | None = None) -> BuildCache:
+    """The store of built libraries (bounded by ``KERNELTRIALS_CACHE_MAX_BYTES``)."""
+    return BuildCache(root or cache_root(), resolve_max_bytes(), nested=(TOOLCHAIN_DIR,))
+
+
+def toolchain_store(root: Path | None = None) -> BuildCache:
+    """The store of PCHs and binding objects (``KERNELTRIALS_PCH_CACHE_MAX_BYTES``, 4 GiB)."""
+    bound = (resolve_max_bytes("KERNELTRIALS_PCH_CACHE_MAX_BYTES")
+             if os.environ.get("KERNELTRIALS_PCH_CACHE_MAX_BYTES") else DEFAULT_TOOLCHAIN_MAX_BYTES)
+    return BuildCache(toolchain_root(root), bound)
 
 
 def _version_key(tool: str, last: bool = False) -> str:
@@ -70,84 +102,119 @@ def toolchain_fingerprint(backend: str) -> dict[str, str]:
     return fingerprint
 
 
-def _find_library(build_dir: Path, module_name: str) -> Path | None:
-    for candidate in sorted(build_dir.glob(f"{module_name}*.so")):
-        return candidate
-    return None
+@dataclass
+class CompilePlan:
+    """The parent's decisions for one request: its key, module name, toolchain inputs."""
+
+    request: BuildRequest
+    key: str
+    module_name: str
+    fast: FastPlan | None  # None: the stock build (no clang, or the request needs it)
+    mounts: list[Path] = field(default_factory=list)  # verified toolchain entries, read-only
+    details: dict[str, Any] = field(default_factory=dict)
 
 
-def build_stock(request: BuildRequest, module_name: str, out_dir: Path) -> None:
-    """Build exactly as ``torch.utils.cpp_extension.load_inline`` does, into ``out_dir``."""
-    from torch.utils import cpp_extension
+def _entry_or_lock(store: BuildCache, key: str, locks: contextlib.ExitStack) -> Path | None:
+    """A verified entry, or None with ``key`` locked (this build will publish it)."""
+    entry = store.lookup(key)
+    if entry is None:
+        locks.enter_context(store.lock(key))
+        entry = store.lookup(key)  # published while we waited
+    return entry
 
+
+def plan_compile(request: BuildRequest, key: str, toolchain: BuildCache,
+                 locks: contextlib.ExitStack) -> CompilePlan:
+    """Look up the request's PCH and binding object (keys computed here, from the request)."""
+    plan = CompilePlan(request, key, f"kt_{key}", None)
     try:
-        cpp_extension.load_inline(
-            name=module_name,
-            cpp_sources=list(request.cpp_sources),
-            cuda_sources=list(request.cuda_sources) or None,
-            functions=dict(request.functions) or None,
-            extra_cflags=list(request.extra_cflags) or None,
-            extra_cuda_cflags=list(request.extra_cuda_cflags) or None,
-            extra_ldflags=list(request.extra_ldflags) or None,
-            extra_include_paths=list(request.extra_include_paths) or None,
-            build_directory=str(out_dir),
-            with_cuda=request.with_cuda,
-            with_pytorch_error_handling=request.with_pytorch_error_handling,
-            is_python_module=False,
-            verbose=False,
-        )
-    except Exception as error:  # torch raises RuntimeError with the compiler log
-        raise CompileError(f"build of {request.name!r} failed", log=str(error)) from error
+        inputs = fast_inputs(request)
+        pch_key, binding_key = inputs.plan_keys()
+    except Exception as reason:  # noqa: BLE001 - whatever the fast path cannot take: stock
+        plan.details["fast_path_skipped"] = f"{type(reason).__name__}: {str(reason)[:300]}"
+        return plan
+    pch = _entry_or_lock(toolchain, pch_key, locks)
+    binding = _entry_or_lock(toolchain, binding_key, locks) if binding_key else None
+    plan.mounts = [entry for entry in (pch, binding) if entry is not None]
+    plan.fast = FastPlan(pch_key, str(pch / PCH_FILE) if pch else None, binding_key,
+                         str(binding / BINDING_OBJECT) if binding else None)
+    return plan
 
 
-def _clear(directory: Path, keep: tuple[str, ...]) -> None:
-    """Delete everything in ``directory`` but files with a suffix in ``keep``."""
-    for path in directory.iterdir():
-        if path.is_dir():
-            shutil.rmtree(path, ignore_errors=True)
-        elif path.suffix not in keep:
-            path.unlink()
+def _copier(source: Path, names: list[str]) -> Callable[[Path], None]:
+    def copy(staging: Path) -> None:
+        for name in names:
+            shutil.copyfile(source / name, staging / name, follow_symlinks=False)
+    return copy
 
 
-def _build_into(request: BuildRequest, module_name: str, out_dir: Path,
-                toolchain: BuildCache, details: dict[str, object]) -> None:
-    """Fast path first; the stock build when it is unavailable or fails."""
+def _regular(directory: Path, names: list[str]) -> bool:
+    return all((directory / n).is_file() and not (directory / n).is_symlink() for n in names)
+
+
+def publish_outputs(plan: CompilePlan, out_dir: Path, store: BuildCache,
+                    toolchain: BuildCache) -> None:
+    """Hash and publish what a compile produced, each under the key computed here."""
+    fast = plan.fast
+    if fast is not None and fast.pch_path is None and _regular(out_dir / PCH_DIR, [PCH_FILE]):
+        toolchain.build_locked(fast.pch_key, _copier(out_dir / PCH_DIR, [PCH_FILE]))
+    binding_files = ["binding.cpp", BINDING_OBJECT]
+    if (fast is not None and fast.binding_key and fast.binding_path is None
+            and _regular(out_dir / BINDING_DIR, binding_files)):
+        toolchain.build_locked(fast.binding_key, _copier(out_dir / BINDING_DIR, binding_files))
+    lib = out_dir / LIB_DIR
+    library = find_library(lib, plan.module_name)
+    if library is None or not _regular(lib, [library.name]):
+        raise CompileError(f"build of {plan.request.name!r} produced no library")
+    sources = sorted(p.name for p in lib.iterdir() if p.suffix in (".cpp", ".cu"))
+    names = [library.name] + [name for name in sources if _regular(lib, [name])]
+    store.build_locked(plan.key, _copier(lib, names))
+
+
+#: Compiles a plan into a fresh output directory and returns the build details.
+CompileRunner = Callable[[CompilePlan, Path], dict[str, Any]]
+
+
+def _compile_here(plan: CompilePlan, out_dir: Path) -> dict[str, Any]:
+    return compile_into(plan.request, plan.module_name, out_dir, plan.fast, dict(plan.details))
+
+
+def request_key(request: BuildRequest) -> str:
+    """The library's content key (computed by the trusted side, never taken from a job)."""
+    if request.backend == "cuda" or resolve_with_cuda(request):
+        ensure_cuda_home()
+    return request.content_key(toolchain_fingerprint(request.backend))
+
+
+def build_with(request: BuildRequest, run: CompileRunner, scratch: Path,
+               root: Path | None = None) -> BuildArtifact:
+    """The artifact for ``request``: a verified cache hit, or compiled by ``run`` into a
+    directory under ``scratch`` and published. Raises what ``run`` raises."""
     started = time.perf_counter()
-    try:
-        build_fast(request, module_name, out_dir, toolchain, details)
-        details["path"] = "fast"
-    except Exception as reason:  # noqa: BLE001 - any fast-path failure: stock decides
-        # A candidate that stock compiles must compile here, and an unexpected error in
-        # our pipeline (e.g. a torch-internal API that moved) must not fail a candidate.
-        details["path"] = "stock"
-        details["fast_path_skipped"] = f"{type(reason).__name__}: {str(reason)[:300]}"
-        if isinstance(reason, subprocess.CalledProcessError):
-            details["fast_path_log"] = (reason.stderr or "")[-2000:]
-        _clear(out_dir, keep=())
-        build_stock(request, module_name, out_dir)
-    details["compile_s"] = round(time.perf_counter() - started, 3)
-    _clear(out_dir, keep=(".so", ".cpp", ".cu"))  # the library and its sources, not objects
-    if _find_library(out_dir, module_name) is None:
-        raise CompileError(f"build of {request.name!r} produced no library")
+    key = request_key(request)
+    store, toolchain = library_store(root), toolchain_store(root)
+    details: dict[str, Any] = {}
+    hit = store.lookup(key) is not None
+    if not hit:
+        with store.lock(key), contextlib.ExitStack() as locks:
+            hit = store.lookup(key) is not None
+            if not hit:
+                plan = plan_compile(request, key, toolchain, locks)
+                out_dir = Path(tempfile.mkdtemp(prefix="compile-", dir=scratch))
+                details = run(plan, out_dir)
+                publish_outputs(plan, out_dir, store, toolchain)
+        store.evict(keep=key)
+        toolchain.evict()
+    library = find_library(store.entry_path(key), f"kt_{key}")
+    if library is None:
+        raise CompileError(f"cache entry for {key} holds no library")
+    return BuildArtifact(key, str(library), f"kt_{key}", request.name,
+                         time.perf_counter() - started, cache_hit=hit, details=details)
 
 
 def build_extension(request: BuildRequest, root: Path | None = None) -> BuildArtifact:
-    """Build ``request`` (or find it in the cache); raises :class:`CompileError`."""
-    started = time.perf_counter()
-    if request.backend == "cuda" or resolve_with_cuda(request):
-        ensure_cuda_home()
-    key = request.content_key(toolchain_fingerprint(request.backend))
-    module_name = f"kt_{key}"
-    store = BuildCache(root or cache_root(), resolve_max_bytes())
-    toolchain = BuildCache(toolchain_root(root), resolve_max_bytes("KERNELTRIALS_PCH_CACHE_MAX_BYTES")
-                           if os.environ.get("KERNELTRIALS_PCH_CACHE_MAX_BYTES")
-                           else DEFAULT_TOOLCHAIN_MAX_BYTES, verify_hash=False)
-    details: dict[str, object] = {}
-    entry, hit = store.get_or_build(
-        key, lambda staging: _build_into(request, module_name, staging, toolchain, details))
-    library = _find_library(entry, module_name)
-    if library is None:
-        raise CompileError(f"cache entry {entry} holds no library for {module_name}")
-    build_s = time.perf_counter() - started
-    return BuildArtifact(key, str(library), module_name, request.name, build_s,
-                         cache_hit=hit, details=details)
+    """Build ``request`` in this process (or find it in the cache); raises
+    :class:`CompileError`. For trusted callers only (benchmarks, tests): a check
+    compiles in a sandboxed compile job instead."""
+    with tempfile.TemporaryDirectory(prefix="kt-compile-") as scratch:
+        return build_with(request, _compile_here, Path(scratch), root)

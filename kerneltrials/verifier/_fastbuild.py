@@ -24,21 +24,24 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from kerneltrials._toolversion import version_line
 from kerneltrials.verifier._build import BuildRequest
 from kerneltrials.verifier._buildcache import BuildCache
-from kerneltrials.verifier._cudasplit import SplitUnavailable
-from kerneltrials.verifier._cudaunits import compile_split, is_split_enabled
-from kerneltrials.verifier._nvccsteps import plan_nvcc
+from kerneltrials.verifier._fastcuda import _cuda_command, compile_cuda  # noqa: F401 - re-exported (tests)
 from kerneltrials.verifier._signatures import find_signatures
 from kerneltrials.verifier._stockflags import StockFlags, stock_flags
 from kerneltrials.verifier._toolrun import run_tool
 
 BINDING_NAME = "kerneltrials_binding"  # TORCH_EXTENSION_NAME in every unit: PCHs stay valid
+PCH_FILE = "extension.h.pch"  # the one file of a PCH entry
+BINDING_OBJECT = "binding.cpp.o"  # the object of a binding entry (beside its source)
 PIPELINE_VERSION = "fast-4"  # bump when the produced library could change
 MAX_JOBS = 2  # never more than two compilers at once on these machines
 _CLANG_NAMES = ("clang++-19", "clang++-20", "clang++-18", "clang++-17", "clang++-16", "clang++")
@@ -87,11 +90,6 @@ def _digest(*parts: object) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:32]
 
 
-def _strip_launcher(command: list[str]) -> list[str]:
-    # torch prefixes ccache when installed; our keyed store already does its job.
-    return command[1:] if command and os.path.basename(command[0]) == "ccache" else command
-
-
 def _torch_extension_header() -> Path:
     from torch.utils import cpp_extension
 
@@ -103,20 +101,31 @@ def _torch_header_stamp() -> str:
     return f"{header}:{header.stat().st_mtime_ns}"
 
 
+def pch_key(cxx: str, cflags: list[str]) -> str:
+    """The PCH's store key: everything it is built from (compiler, flags, torch's headers)."""
+    return "pch-" + _digest(_version_line(cxx), cflags, _torch_header_stamp())
+
+
+def build_pch(cxx: str, cflags: list[str], out_dir: Path) -> Path:
+    """Compile the PCH of torch/extension.h for exactly ``cflags`` into ``out_dir``."""
+    # From torch's own header (not a copy): the PCH records its input path.
+    run_tool([cxx, *cflags, "-fpch-instantiate-templates", "-x", "c++-header",
+              str(_torch_extension_header()), "-o", PCH_FILE], out_dir)
+    return out_dir / PCH_FILE
+
+
+def _pch_into(cxx: str, cflags: list[str], out_dir: Path) -> None:
+    build_pch(cxx, cflags, out_dir)
+
+
 def ensure_pch(cxx: str, cflags: list[str], store: BuildCache) -> Path | None:
-    """A PCH of torch/extension.h for exactly ``cflags``; None if it cannot be built."""
-    key = "pch-" + _digest(_version_line(cxx), cflags, _torch_header_stamp())
-
-    def build(staging: Path) -> None:
-        # From torch's own header (not a copy in staging): the PCH records its input path.
-        run_tool([cxx, *cflags, "-fpch-instantiate-templates", "-x", "c++-header",
-              str(_torch_extension_header()), "-o", "extension.h.pch"], staging)
-
+    """In-process (trusted callers: benchmarks, tests): the PCH for ``cflags`` from
+    ``store``, built now on a miss; None if it cannot be built."""
     try:
-        entry, _ = store.get_or_build(key, build)
+        entry, _ = store.get_or_build(pch_key(cxx, cflags), functools.partial(_pch_into, cxx, cflags))
     except subprocess.CalledProcessError:
         return None
-    return entry / "extension.h.pch"
+    return entry / PCH_FILE
 
 
 def _pointer_declaration(index: int, signature: tuple[str, str]) -> str:
@@ -152,32 +161,17 @@ def _compile_command(cxx: str, cflags: list[str], pch: Path | None, source: str)
     return [cxx, *cflags, *include, "-c", source, "-o", source + ".o"]
 
 
-def ensure_binding(cxx: str, cflags: list[str], pch: Path | None, source: str,
-                   store: BuildCache) -> Path:
-    """The binding unit's object, from the store or compiled now."""
-    key = "bind-" + _digest(_version_line(cxx), cflags, source, _torch_header_stamp())
-
-    def build(staging: Path) -> None:
-        (staging / "binding.cpp").write_text(source)
-        run_tool(_compile_command(cxx, cflags, pch, "binding.cpp"), staging)
-
-    entry, _ = store.get_or_build(key, build)
-    return entry / "binding.cpp.o"
+def binding_key(cxx: str, cflags: list[str], source: str) -> str:
+    """The binding object's store key: compiler, flags (its PCH), its text, torch's headers."""
+    return "bind-" + _digest(_version_line(cxx), cflags, source, _torch_header_stamp())
 
 
-def _cuda_command(flags: StockFlags, host_cxx: str, source: str = "cuda.cu",
-                  extra: tuple[str, ...] | list[str] = ()) -> list[str]:
-    """nvcc as stock runs it, with clang as its host compiler unless the candidate chose one.
-
-    clang parses torch's headers faster than g++ in each of nvcc's host-side steps
-    (measured: host preprocessing -21%, device half -28%, final host compile -36%).
-    """
-    nvcc = _strip_launcher(flags.nvcc)
-    chosen = any(flag in ("-ccbin", "--compiler-bindir") or flag.startswith("--compiler-bindir=")
-                 for flag in flags.cuda_cflags + flags.cuda_post_cflags)
-    host = [] if chosen else ["-ccbin", host_cxx]
-    return [*nvcc, *host, *extra, *flags.cuda_cflags, "-c", source, "-o", source + ".o",
-            *flags.cuda_post_cflags]
+def build_binding(cxx: str, cflags: list[str], pch: Path | None, source: str,
+                  out_dir: Path) -> Path:
+    """Compile the binding unit into ``out_dir``; returns its object."""
+    (out_dir / "binding.cpp").write_text(source)
+    run_tool(_compile_command(cxx, cflags, pch, "binding.cpp"), out_dir)
+    return out_dir / BINDING_OBJECT
 
 
 def _link_command(cxx: str, objects: list[str], flags: StockFlags, module_name: str) -> list[str]:
@@ -197,70 +191,115 @@ def write_sources(request: BuildRequest, out_dir: Path, stubs: str) -> None:
         (out_dir / "cuda.cu").write_text("\n".join(cuda + list(request.cuda_sources)))
 
 
-def _compile_cuda_whole(flags: StockFlags, cxx: str, out_dir: Path) -> list[str]:
-    """nvcc on stock's cuda.cu, its host and device halves at once when the plan allows."""
-    command = _cuda_command(flags, cxx)
-    plan = plan_nvcc(command, out_dir / "cuda.cu", out_dir)
-    if plan is None:  # unusual nvcc plan: let nvcc run it whole
-        run_tool(command, out_dir)
-    else:
-        with ThreadPoolExecutor(max_workers=2) as halves:
-            for half in [halves.submit(plan.run, "host"), halves.submit(plan.run, "device")]:
-                half.result()
-        plan.run("final")
-    return ["cuda.cu.o"]
+@dataclass(frozen=True)
+class FastPlan:
+    """What the parent decided for a compile job's toolchain inputs (JSON-able).
+
+    A ``*_path`` is an entry the parent verified and mounts read-only; a missing one is
+    built by the job into ``<out>/pch`` or ``<out>/binding``, and the parent publishes
+    it under the key it computed itself (``*_key``), never under one the job names.
+    """
+
+    pch_key: str
+    pch_path: str | None = None
+    binding_key: str | None = None  # None: no exported functions, or unreadable signatures
+    binding_path: str | None = None
+
+    def to_dict(self) -> dict[str, str | None]:
+        return asdict(self)
 
 
-def _compile_cuda(request: BuildRequest, cxx: str, cflags: list[str], pch: Path | None,
-                  flags: StockFlags, out_dir: Path, details: dict[str, object]) -> list[str]:
-    """The CUDA source's objects: split into host and device units, or whole when it cannot."""
-    if pch is not None and is_split_enabled():
-        host_command = [cxx, *cflags, "-include-pch", str(pch)]
-        nvcc = functools.partial(_cuda_command, flags, cxx)
-        timings: dict[str, float] = {}
+@dataclass(frozen=True)
+class FastInputs:
+    """The fast path's inputs for one request, computed the same way by parent and job."""
+
+    cxx: str
+    flags: StockFlags
+    cflags: list[str]
+    signatures: list[tuple[str, str]] | None
+    binding: str | None  # the binding unit's text
+
+    def plan_keys(self) -> tuple[str, str | None]:
+        pch = pch_key(self.cxx, self.cflags)
+        return pch, binding_key(self.cxx, self.cflags, self.binding) if self.binding else None
+
+
+def fast_inputs(request: BuildRequest) -> FastInputs:
+    """Compiler, stock's flags, signatures and binding text (no compiler runs).
+
+    Raises FastPathUnavailable when this request or machine needs the stock build.
+    """
+    cxx = find_fast_cxx()
+    if cxx is None:
+        raise FastPathUnavailable("no clang++ >= 15 (install clang-19, or set KERNELTRIALS_CXX)")
+    flags = stock_flags(request, BINDING_NAME)
+    names = [name for name, _ in request.functions]
+    signatures = find_signatures(list(request.cpp_sources), names) if names else []
+    binding = binding_source(request, signatures) if names and signatures else None
+    return FastInputs(cxx, flags, flags.cflags + flags.post_cflags, signatures, binding)
+
+
+def _toolchain_inputs(inputs: FastInputs, plan: FastPlan,
+                      out_dir: Path) -> tuple[Path | None, Callable[[], Path] | None]:
+    """The PCH to compile against and a thunk giving the binding object: the planned
+    entries, or built now into ``out_dir/pch`` and ``out_dir/binding``."""
+    if inputs.plan_keys() != (plan.pch_key, plan.binding_key):
+        raise FastPathUnavailable("the toolchain keys computed here differ from the parent's")
+    pch = Path(plan.pch_path) if plan.pch_path else None
+    if pch is None:
+        (out_dir / "pch").mkdir()
         try:
-            objects = compile_split("\n".join(request.cuda_sources), host_command, nvcc, out_dir,
-                                    flags.cuda_cflags + flags.cuda_post_cflags, timings)
-            details["cuda_units"] = "split"
-            details["cuda_unit_s"] = timings
-            return objects
-        except (SplitUnavailable, subprocess.CalledProcessError, OSError) as reason:
-            details["cuda_units"] = f"whole: {type(reason).__name__}: {str(reason)[:200]}"
-    else:
-        details["cuda_units"] = "whole: split disabled" if pch is not None else "whole: no PCH"
-    return _compile_cuda_whole(flags, cxx, out_dir)
+            pch = build_pch(inputs.cxx, inputs.cflags, out_dir / "pch")
+        except subprocess.CalledProcessError as error:
+            if is_cpu_limit(error):
+                raise
+            shutil.rmtree(out_dir / "pch")
+    if inputs.binding is None:
+        return pch, None
+    if plan.binding_path:
+        return pch, lambda: Path(plan.binding_path or "")
+    binding_dir, source = out_dir / "binding", inputs.binding
+    binding_dir.mkdir()
+    return pch, lambda: build_binding(inputs.cxx, inputs.cflags, pch, source, binding_dir)
 
 
-def build_fast(request: BuildRequest, module_name: str, out_dir: Path, store: BuildCache,
+def is_cpu_limit(error: BaseException) -> bool:
+    """A tool that died on the job's CPU-time limit (SIGXCPU; gcc and nvcc print it)."""
+    if not isinstance(error, subprocess.CalledProcessError):
+        return False
+    text = f"{error.stderr or ''}{error.stdout or ''}"
+    return error.returncode == -signal.SIGXCPU or "CPU time limit exceeded" in text or bool(
+        re.search(r"died due to signal 24\b", text))
+
+
+def build_fast(request: BuildRequest, module_name: str, out_dir: Path, plan: FastPlan,
                details: dict[str, object] | None = None) -> Path:
-    """Build ``request`` into ``out_dir/<module_name>.so``; returns the library's path.
+    """Build ``request`` into ``out_dir/lib/<module_name>.so``; returns the library's path.
 
+    Runs no candidate code: only compilers on the request's text. The PCH and binding
+    object come from ``plan`` or are built into ``out_dir`` (see :class:`FastPlan`).
     ``details`` receives how the CUDA source was compiled (``cuda_units``). Raises
     FastPathUnavailable (use the stock build) or CalledProcessError (a compile or link
     failed: the caller decides whether that is the candidate's fault).
     """
     details = {} if details is None else details
-    cxx = find_fast_cxx()
-    if cxx is None:
-        raise FastPathUnavailable("no clang++ >= 15 (install clang-19, or set KERNELTRIALS_CXX)")
-    flags = stock_flags(request, BINDING_NAME)
-    cflags = flags.cflags + flags.post_cflags
-    names = [name for name, _ in request.functions]
-    signatures = find_signatures(list(request.cpp_sources), names) if names else []
-    if signatures is None:
+    inputs = fast_inputs(request)
+    if inputs.signatures is None:
         raise FastPathUnavailable("an exported function's signature could not be read")
-    write_sources(request, out_dir, export_stubs(names, signatures) if names else "")
-    pch = ensure_pch(cxx, cflags, store)
+    lib, cxx, cflags, flags = out_dir / "lib", inputs.cxx, inputs.cflags, inputs.flags
+    names = [name for name, _ in request.functions]
+    lib.mkdir(exist_ok=True)
+    write_sources(request, lib, export_stubs(names, inputs.signatures) if names else "")
+    pch, binding = _toolchain_inputs(inputs, plan, out_dir)
     with ThreadPoolExecutor(max_workers=MAX_JOBS) as pool:
         # Longest first: the CUDA units, then the candidate's C++ unit, then the binding.
-        cuda = (pool.submit(_compile_cuda, request, cxx, cflags, pch, flags, out_dir, details)
+        cuda = (pool.submit(compile_cuda, request, cxx, cflags, pch, flags, lib, details)
                 if request.cuda_sources else None)
-        main = pool.submit(run_tool, _compile_command(cxx, cflags, pch, "main.cpp"), out_dir)
-        binding = (pool.submit(ensure_binding, cxx, cflags, pch,
-                               binding_source(request, signatures), store) if names else None)
+        main = pool.submit(run_tool, _compile_command(cxx, cflags, pch, "main.cpp"), lib)
+        bound = pool.submit(binding) if binding is not None else None
         main.result()
         objects = ["main.cpp.o"] + (cuda.result() if cuda is not None else [])
-        if binding is not None:
-            objects.append(str(binding.result()))
-    run_tool(_link_command(cxx, objects, flags, module_name), out_dir)
-    return out_dir / f"{module_name}.so"
+        if bound is not None:
+            objects.append(str(bound.result()))
+    run_tool(_link_command(cxx, objects, flags, module_name), lib)
+    return lib / f"{module_name}.so"

@@ -37,7 +37,11 @@ class CheckOptions:
     seeds: int = 2  # input seeds per configuration
     compile_baseline: bool = True  # also time torch.compile (mode "default")
     timing: TimingOptions = field(default_factory=TimingOptions)
-    build_timeout_s: float = 600.0
+    build_timeout_s: float = 600.0  # wall clock of each build job (collect, compile)
+    # CPU seconds per process of a build job (RLIMIT_CPU): a compiler that runs past it is
+    # the candidate's timeout. Below the wall clock, so it binds first on an idle machine;
+    # a job whose wall clock ran out first, on a loaded machine, is the machine's fault.
+    build_cpu_time_s: int = 300
     # The candidate job's whole life: it also waits while the reference side works (e.g.
     # torch.compile's first calls), so a hang is caught by call_timeout_s, not by this.
     run_timeout_s: float = 3600.0
@@ -54,6 +58,6 @@ class CheckOptions:
     def resolved_profile(self) -> str:
         return self.profile or ("gpu" if self.backend == "cuda" else "cpu")
 
-    def limits(self, timeout_s: float) -> SandboxLimits:
-        return SandboxLimits(wall_timeout_s=timeout_s, memory_bytes=self.memory_bytes,
-                             max_processes=self.max_processes)
+    def limits(self, timeout_s: float, cpu_time_s: int | None = None) -> SandboxLimits:
+        return SandboxLimits(wall_timeout_s=timeout_s, cpu_time_s=cpu_time_s,
+                             memory_bytes=self.memory_bytes, max_processes=self.max_processes)

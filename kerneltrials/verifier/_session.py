@@ -10,7 +10,6 @@ from typing import Any
 from kerneltrials._scratch import make_scratch_dir
 from kerneltrials.sandbox import Mount, Sandbox, resolve_sandbox
 from kerneltrials.tasks import ShapeConfig, TaskSpec
-from kerneltrials.verifier._compiler import cache_root
 from kerneltrials.verifier._jobs import WorkerJob
 from kerneltrials.verifier._openmp import worker_env
 from kerneltrials.verifier._options import CheckOptions
@@ -66,8 +65,9 @@ class Session:
         return self._pool[1]
 
     def __post_init__(self) -> None:
-        for name in ("candidate", "exchange", "private", "candidate-out"):
+        for name in ("candidate", "exchange", "private", "candidate-out", "artifacts"):
             (self.root / name).mkdir(parents=True, exist_ok=True)
+        (self.root / "artifacts").chmod(0o755)  # read by the candidate job's user
         self.candidate_path.write_text(self.source)
 
     @property
@@ -80,35 +80,38 @@ class Session:
     def mounts_for(self, role: str) -> list[Mount]:
         """What a worker of ``role`` sees besides the runtime, at the same paths as here.
 
-        Only the build worker may write to the build cache; the reference never sees the
+        No job sees the build cache: the collect job sees the candidate only; a compile
+        job gets its output directory and toolchain entries from :meth:`start_worker`;
+        the candidate job reads its libraries from ``artifacts/``, where the parent
+        copies them after checking their digests. The reference never sees the
         candidate; the candidate never sees ``private/``.
         """
-        cache = cache_root()
-        cache.mkdir(parents=True, exist_ok=True)
-        if role == "build":
-            return [Mount(self.root / "candidate"), Mount(cache, writable=True)]
+        if role == "collect":
+            return [Mount(self.root / "candidate")]
+        if role == "compile":
+            return []
         if role == "reference":
             return [Mount(self.root / "exchange", writable=True),
-                    Mount(self.root / "private", writable=True), Mount(cache)]
+                    Mount(self.root / "private", writable=True)]
         return [Mount(self.root / "candidate"), Mount(self.root / "exchange"),
-                Mount(self.root / "candidate-out", writable=True), Mount(cache)]
+                Mount(self.root / "candidate-out", writable=True), Mount(self.root / "artifacts")]
 
-    def start_worker(self, role: str, timeout_s: float) -> WorkerJob:
+    def start_worker(self, role: str, timeout_s: float, cpu_time_s: int | None = None,
+                     extra_mounts: list[Mount] | None = None,
+                     extra_env: dict[str, str] | None = None) -> WorkerJob:
         """Start a worker; raises ``SandboxStartError`` when the sandbox cannot (an
         unreachable container engine included: the sandbox is made on first use)."""
         if self.sandbox is None:
             self.sandbox = resolve_sandbox(self.options.sandbox)
-        # The worker's HOME is its scratch dir: name the cache explicitly, or a worker
-        # without KERNELTRIALS_CACHE would look under its own, empty, HOME.
-        env = {"KERNELTRIALS_CACHE": str(cache_root().parent)}
-        if role != "build":  # both timed sides on one OpenMP runtime; compilers untouched
+        env = dict(extra_env or {})
+        if role in ("reference", "candidate"):  # both timed sides on one OpenMP runtime
             env.update(worker_env(self.options.backend))
-        job = WorkerJob(self.sandbox, role, self.root, self.mounts_for(role),
-                        self.options.limits(timeout_s), extra_env=env)
+        job = WorkerJob(self.sandbox, role, self.root, self.mounts_for(role) + (extra_mounts or []),
+                        self.options.limits(timeout_s, cpu_time_s), extra_env=env)
         self.workers.append(job)
         # The verdict reports the isolation candidate code ran under: the candidate
-        # worker's, else the build worker's (the candidate worker may start first).
-        if role == "candidate" or (role == "build" and not self.isolation):
+        # worker's, else the collect worker's (the candidate worker may start first).
+        if role == "candidate" or (role == "collect" and not self.isolation):
             self.isolation = job.isolation
         return job
 

@@ -3,19 +3,31 @@
 
 from __future__ import annotations
 
+import os
 import time
 from typing import Any
 
-from kerneltrials.sandbox import SandboxStartError
+from kerneltrials.sandbox import ExitInfo, SandboxStartError
 from kerneltrials.sandbox._env import trim
 from kerneltrials.tasks import ShapeConfig, TaskError
-from kerneltrials.verifier._build import describe_build
+from kerneltrials.verifier._build import BuildRequest, CompileError, describe_build
+from kerneltrials.verifier._build_index import lookup_artifacts, record_artifacts
+from kerneltrials.verifier._build_jobs import (
+    CompileJobFailed,
+    build_artifacts,
+    check_flags,
+    hand_off,
+)
 from kerneltrials.verifier._jobs import ForgedReply, JobDied, WorkerFailed, WorkerJob
 from kerneltrials.verifier._judge import judge_outputs, judge_run_reply, reject
 from kerneltrials.verifier._session import Outcome, Session
 from kerneltrials.verifier.verdict import ConfigResult, Status
 
 INIT_SEED = 42
+#: A compile job's wall-clock timeout is the machine's fault when it got less CPU than
+#: this share of the wall time it ran, while the run queue held at least this per core.
+OVERLOAD_CPU_SHARE = 0.5
+OVERLOAD_LOAD_PER_CORE = 1.0
 #: Input seeds per configuration; the reference draws inputs with seed + 1 (see tasks).
 INPUT_SEEDS = (1234, 98765, 55555, 31337)
 
@@ -63,29 +75,60 @@ def reference_failure(error: Exception, task_path: str) -> Exception:
     return Outcome(Status.ERROR, f"harness:reference worker failed: {error}")
 
 
-def build_stage(session: Session) -> None:
-    """Import the candidate with ``load_inline`` intercepted and build what it asks for."""
-    from kerneltrials.verifier._build_index import lookup_artifacts, record_artifacts
+def is_overloaded(exit_info: ExitInfo, wall_s: float, load_per_core: float) -> bool:
+    """A wall-clock timeout on a loaded machine while the job got little CPU."""
+    cpu_s = exit_info.cpu_time_s  # None where the sandbox cannot account it
+    return (exit_info.timed_out and cpu_s is not None and wall_s > 0
+            and cpu_s < OVERLOAD_CPU_SHARE * wall_s and load_per_core >= OVERLOAD_LOAD_PER_CORE)
 
+
+def compile_failure(error: Exception, wall_s: float, cpu_limit_s: int | None,
+                    load_per_core: float | None = None) -> Outcome:
+    """The verdict for a compile job that ended without its outputs: a compiler past the
+    CPU-time limit is the candidate's ``timeout``; a wall clock that ran out on a loaded
+    machine while the job got little CPU is the machine's (``error``, retried by eval)."""
+    limit = f"cpu time limit of {cpu_limit_s} s exceeded"
+    if isinstance(error, WorkerFailed) and error.kind == "cpu_time_limit":
+        return Outcome(Status.TIMEOUT, f"timeout:build:{limit} ({error})")
+    if isinstance(error, JobDied):
+        info = error.exit_info
+        if info.cpu_limit_hit:
+            return Outcome(Status.TIMEOUT, f"timeout:build:{limit}")
+        if load_per_core is None:
+            load_per_core = os.getloadavg()[0] / max(1, os.cpu_count() or 1)
+        if is_overloaded(info, wall_s, load_per_core):
+            return Outcome(Status.ERROR, f"harness:build_overloaded:the compile job's wall clock "
+                                         f"ran out after {wall_s:.0f} s with "
+                                         f"{info.cpu_time_s or 0:.0f} s of CPU "
+                                         f"(load {load_per_core:.1f} per core)")
+    return candidate_failure(error, "build")
+
+
+def build_stage(session: Session) -> None:
+    """Collect the candidate's ``load_inline`` requests, check them, and build (or find)
+    each in the cache; the run job gets verified copies (``_build_jobs``)."""
     started = time.perf_counter()
     known = lookup_artifacts(session.source, session.options.backend)
     if known is not None:  # this exact source was built before: its libraries are intact
-        _record_build(session, known, started)
-        return
+        check_flags([BuildRequest.from_dict(item["request"]) for item in known])
+        handed = hand_off(session, known)
+        if handed is not None:
+            _record_build(session, handed, started)
+            return
     try:
-        worker = session.start_worker("build", session.options.build_timeout_s)
-    except SandboxStartError as error:
-        raise Outcome(Status.ERROR, f"harness:sandbox:{error}") from error
-    try:
-        reply = worker.request("build", session.options.build_timeout_s,
-                               candidate=str(session.candidate_path),
-                               backend=session.options.backend)
-    except (WorkerFailed, JobDied, ForgedReply) as error:
+        items = build_artifacts(session)
+    except (WorkerFailed, JobDied, ForgedReply) as error:  # the collect job: candidate code
         raise candidate_failure(error, "build") from error
-    finally:
-        worker.close()
-    record_artifacts(session.source, session.options.backend, reply["artifacts"])
-    _record_build(session, reply["artifacts"], started)
+    except CompileJobFailed as failed:
+        raise compile_failure(failed.error, failed.wall_s, session.options.build_cpu_time_s) from failed
+    except CompileError as error:
+        raise Outcome(Status.COMPILE_ERROR, f"build:compile_error:{error}") from error
+    handed = hand_off(session, items)
+    if handed is None:
+        raise Outcome(Status.ERROR, "harness:build_cache:a library changed between its "
+                                    "publication and its hand-off")
+    record_artifacts(session.source, session.options.backend, items)
+    _record_build(session, handed, started)
 
 
 def _record_build(session: Session, artifacts: list[dict[str, Any]], started: float) -> None:

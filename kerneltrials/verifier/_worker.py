@@ -1,9 +1,11 @@
-"""The worker process: builds, runs the reference, or runs a candidate, on request.
+"""The worker process: collects or compiles a build, runs the reference, or runs a
+candidate, on request.
 
 Started by the parent inside a sandbox as ``python -m kerneltrials.verifier._worker
 ROLE``. It answers frames on its private channel (see ``_protocol``); tensors go
-through files. The ``reference`` role never imports a candidate, so reference outputs
-and baseline timings cannot be touched by candidate code (DESIGN.md, trust boundary).
+through files. The ``reference`` and ``compile`` roles never import a candidate, so
+reference outputs, baseline timings and compiled libraries cannot be touched by
+candidate Python (DESIGN.md, trust boundary; docs/design/builds.md).
 """
 
 from __future__ import annotations
@@ -83,8 +85,9 @@ def _exit_now() -> None:
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     role = args[0] if args else ""
-    if role not in {"build", "reference", "candidate"}:
-        raise SystemExit("usage: python -m kerneltrials.verifier._worker build|reference|candidate")
+    if role not in {"collect", "compile", "reference", "candidate"}:
+        raise SystemExit("usage: python -m kerneltrials.verifier._worker "
+                         "collect|compile|reference|candidate")
     serve(role)
 
 

@@ -16,7 +16,7 @@ import torch
 from kerneltrials.tasks import parse_task_source
 from kerneltrials.tasks._instantiate import load_task_module, make_inputs, make_model
 from kerneltrials.tasks._spec import TaskError, TaskSpec
-from kerneltrials.verifier._build import BuildArtifact, BuildRequest, CompileError
+from kerneltrials.verifier._build import BuildArtifact, BuildRequest
 from kerneltrials.verifier._faults import WorkerFault
 from kerneltrials.verifier._timing import DeviceOps, make_device_ops, use_all_cores
 
@@ -55,7 +55,7 @@ def warm_up(role: str) -> None:
     overlaps the compiler instead of delaying the first correctness call. Only harness
     code runs here: the candidate's integrity snapshot is taken later.
     """
-    if role == "build":
+    if role in ("collect", "compile"):  # no run ops in a build job
         return
     from kerneltrials.verifier._guards import ComputeRecorder
     from kerneltrials.verifier._integrity import load_watched_modules
@@ -63,27 +63,6 @@ def warm_up(role: str) -> None:
     load_watched_modules()
     with ComputeRecorder():
         torch.ones(1).add(1)
-
-
-def _build(state: WorkerState, request: dict[str, Any]) -> dict[str, Any]:
-    from kerneltrials.verifier._compiler import build_extension
-    from kerneltrials.verifier._intercept import collect_build_requests
-
-    path, backend = Path(request["candidate"]), request["backend"]
-    try:
-        build_requests = collect_build_requests(path, backend)
-    except Exception as error:
-        raise WorkerFault("import_error", f"{type(error).__name__}: {error}", _format_exc()) from error
-    if not build_requests:
-        raise WorkerFault("no_kernel", "importing the candidate built no extension (load_inline)")
-    built = []
-    for build_request in build_requests:
-        try:
-            artifact = build_extension(build_request)
-        except CompileError as error:
-            raise WorkerFault("compile_error", str(error), error.log) from error
-        built.append({"request": build_request.to_dict(), "artifact": artifact.to_dict()})
-    return {"artifacts": built}
 
 
 def _format_exc() -> str:
@@ -224,7 +203,6 @@ def _exit(state: WorkerState, request: dict[str, Any]) -> dict[str, Any]:
 
 
 HANDLERS: dict[str, Callable[[WorkerState, dict[str, Any]], dict[str, Any]]] = {
-    "build": _build,
     "load_task": _load_task,
     "load_candidate": _load_candidate,
     "setup": _setup,
@@ -247,3 +225,8 @@ HANDLERS["profile"] = profile_op
 from kerneltrials.verifier._worker_backward import grad_op  # noqa: E402
 
 HANDLERS["grad"] = grad_op
+
+from kerneltrials.verifier._worker_build import collect_op, compile_op  # noqa: E402
+
+HANDLERS["collect"] = collect_op
+HANDLERS["compile"] = compile_op

@@ -18,7 +18,7 @@ import pytest
 import torch
 
 from kerneltrials.verifier._build import load_artifact
-from kerneltrials.verifier._buildcache import MANIFEST, BuildCache
+from kerneltrials.verifier._buildcache import BuildCache
 from tests.verifier._build_fixtures import a_relu_request
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -51,7 +51,7 @@ def _build_in_process(root: str, key: str, counter: str, queue: multiprocessing.
 
 @pytest.mark.timeout(30)
 def test_miss_builds_then_hit_reuses(tmp_path: Path) -> None:
-    cache = BuildCache(tmp_path)
+    cache = BuildCache(tmp_path / "store")  # the counter outside: a stray file is evicted
     counter = tmp_path / "count"
     entry, hit = cache.get_or_build("k1", _writer(b"abc", counter))
     assert not hit and (entry / "lib.so").read_bytes() == b"abc"
@@ -65,7 +65,8 @@ def test_concurrent_builders_of_one_key_build_once(tmp_path: Path) -> None:
     context = multiprocessing.get_context("spawn")
     queue = context.Queue()
     counter = tmp_path / "count"
-    workers = [context.Process(target=_build_in_process, args=(str(tmp_path), "same", str(counter), queue))
+    workers = [context.Process(target=_build_in_process, args=(str(tmp_path / "store"), "same",
+                                                               str(counter), queue))
                for _ in range(2)]
     for worker in workers:
         worker.start()
@@ -127,7 +128,7 @@ def test_eviction_removes_least_recently_used_until_it_fits(tmp_path: Path) -> N
     cache = BuildCache(tmp_path, max_bytes=10_000)
     for index, key in enumerate(("old", "middle", "new")):
         entry, _ = cache.get_or_build(key, _writer(b"x" * 3000))
-        os.utime(entry / MANIFEST, (1000 + index, 1000 + index))
+        os.utime(cache.index_path(key), (1000 + index, 1000 + index))
     assert cache.lookup("old") is not None  # using it makes "middle" the oldest
     cache.get_or_build("newest", _writer(b"y" * 3000))
     present = {key for _, _, key in cache.entries()}
@@ -159,8 +160,23 @@ def test_same_size_corruption_is_caught_by_the_checksum(tmp_path: Path) -> None:
     entry, _ = cache.get_or_build("k", _writer(b"0123456789"))
     (entry / "lib.so").write_bytes(b"9876543210")
     assert cache.lookup("k") is None
-    recorded = json.loads((cache.get_or_build("k", _writer(b"ok"))[0] / MANIFEST).read_text())
+    cache.get_or_build("k", _writer(b"ok"))
+    recorded = json.loads(cache.index_path("k").read_text())
     assert recorded["files"]["lib.so"]["size_bytes"] == 2
+
+
+@pytest.mark.timeout(30)
+def test_a_file_added_to_an_entry_or_a_forged_record_is_a_miss(tmp_path: Path) -> None:
+    cache = BuildCache(tmp_path)
+    entry, _ = cache.get_or_build("k", _writer(b"0123456789"))
+    (entry / "extra.so").write_bytes(b"planted")  # e.g. a library for a second load
+    assert cache.lookup("k") is None and not entry.exists()
+    entry, _ = cache.get_or_build("k", _writer(b"0123456789"))
+    (entry / "lib.so").write_bytes(b"9876543210")
+    record = json.loads(cache.index_path("k").read_text())
+    record["files"]["lib.so"]["sha256"] = "0" * 64  # a record that matches nothing
+    cache.index_path("k").write_text(json.dumps(record))
+    assert cache.lookup("k") is None
 
 
 @pytest.mark.slow

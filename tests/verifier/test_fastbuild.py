@@ -119,7 +119,7 @@ def test_compile_error_carries_the_compiler_message(isolated_cache: Path) -> Non
     with pytest.raises(CompileError) as raised:
         build_extension(broken)
     assert "undefined_name" in raised.value.log and "error" in raised.value.log
-    assert not any(isolated_cache.glob("*/manifest.json"))  # nothing cached for a failure
+    assert not any(isolated_cache.glob(".index/*.json"))  # nothing cached for a failure
 
 
 @pytest.mark.slow

@@ -1,0 +1,133 @@
+"""What a compile job does: one :class:`BuildRequest` into a private output directory.
+
+This runs inside the sandboxed ``compile`` worker (and in-process for trusted callers:
+benchmarks, tests). It never imports the candidate: its only inputs are the request's
+text and flags (checked by the parent's flag allow-list) and the toolchain entries the
+parent verified and mounted read-only. It writes only under ``out_dir``::
+
+    out_dir/lib/       the library (``<module>.so``) and its sources
+    out_dir/pch/       the PCH, when the parent asked for one it lacked
+    out_dir/binding/   the binding object, likewise
+
+The parent then hashes and publishes those under the keys it computed itself
+(``_compiler``). Fast path first; torch's own ``load_inline`` when the fast path cannot
+take the request or fails, which stays the authority on whether a candidate compiles.
+See docs/design/builds.md.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from kerneltrials.verifier._build import BuildRequest, CompileError, CpuTimeExceeded
+from kerneltrials.verifier._fastbuild import FastPathUnavailable, FastPlan, build_fast, is_cpu_limit
+
+LIB_DIR, PCH_DIR, BINDING_DIR = "lib", "pch", "binding"
+_CPU_LIMIT_TEXT = "CPU time limit exceeded"
+
+
+def find_library(build_dir: Path, module_name: str) -> Path | None:
+    for candidate in sorted(build_dir.glob(f"{module_name}*.so")):
+        return candidate
+    return None
+
+
+@contextlib.contextmanager
+def _without_loading(cpp_extension: Any) -> Iterator[None]:
+    """Stock ``load_inline`` loads what it built into this process, which would run the
+    candidate's static initialisers here; a compile job runs no candidate code."""
+    saved = cpp_extension._import_module_from_library
+
+    def path_only(module_name: str, path: str, is_python_module: bool) -> str:
+        return os.path.join(path, f"{module_name}.so")
+
+    cpp_extension._import_module_from_library = path_only
+    try:
+        yield
+    finally:
+        cpp_extension._import_module_from_library = saved
+
+
+def build_stock(request: BuildRequest, module_name: str, out_dir: Path) -> None:
+    """Build exactly as ``torch.utils.cpp_extension.load_inline`` does, into ``out_dir``
+    (without loading the library)."""
+    from torch.utils import cpp_extension
+
+    try:
+        with _without_loading(cpp_extension):
+            cpp_extension.load_inline(
+                name=module_name,
+                cpp_sources=list(request.cpp_sources),
+                cuda_sources=list(request.cuda_sources) or None,
+                functions=dict(request.functions) or None,
+                extra_cflags=list(request.extra_cflags) or None,
+                extra_cuda_cflags=list(request.extra_cuda_cflags) or None,
+                extra_ldflags=list(request.extra_ldflags) or None,
+                extra_include_paths=list(request.extra_include_paths) or None,
+                build_directory=str(out_dir),
+                with_cuda=request.with_cuda,
+                with_pytorch_error_handling=request.with_pytorch_error_handling,
+                is_python_module=False,
+                verbose=False,
+            )
+    except Exception as error:  # torch raises RuntimeError with the compiler log
+        if _CPU_LIMIT_TEXT in str(error) or "died due to signal 24" in str(error):
+            raise CpuTimeExceeded(f"build of {request.name!r}: a compiler hit the CPU-time limit") from error
+        raise CompileError(f"build of {request.name!r} failed", log=str(error)) from error
+
+
+def _clear(directory: Path, keep: tuple[str, ...]) -> None:
+    """Delete everything in ``directory`` but files with a suffix in ``keep``."""
+    for path in directory.iterdir():
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        elif path.suffix not in keep or path.is_symlink():
+            path.unlink()
+
+
+def _fast_or_stock(request: BuildRequest, module_name: str, out_dir: Path,
+                   plan: FastPlan | None, details: dict[str, Any]) -> None:
+    lib = out_dir / LIB_DIR
+    try:
+        if plan is None:
+            raise FastPathUnavailable(str(details.get("fast_path_skipped", "no plan")))
+        build_fast(request, module_name, out_dir, plan, details)
+        details["path"] = "fast"
+    except Exception as reason:  # noqa: BLE001 - any fast-path failure: stock decides
+        # A candidate that stock compiles must compile here, and an unexpected error in
+        # our pipeline (e.g. a torch-internal API that moved) must not fail a candidate.
+        if is_cpu_limit(reason):  # stock would only burn the same CPU again
+            raise CpuTimeExceeded(f"build of {request.name!r}: a compiler hit the "
+                                  "CPU-time limit") from reason
+        details["path"] = "stock"
+        details.setdefault("fast_path_skipped", f"{type(reason).__name__}: {str(reason)[:300]}")
+        if isinstance(reason, subprocess.CalledProcessError):
+            details["fast_path_log"] = (reason.stderr or "")[-2000:]
+        shutil.rmtree(lib, ignore_errors=True)
+        lib.mkdir()
+        build_stock(request, module_name, lib)
+
+
+def compile_into(request: BuildRequest, module_name: str, out_dir: Path,
+                 plan: FastPlan | None, details: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Compile ``request`` into ``out_dir`` (layout above); returns the build details.
+
+    Raises :class:`CompileError` (the candidate's sources do not build) or
+    :class:`CpuTimeExceeded` (a compiler ran past the job's CPU-time limit).
+    """
+    details = {} if details is None else details
+    started = time.perf_counter()
+    (out_dir / LIB_DIR).mkdir(parents=True, exist_ok=True)
+    _fast_or_stock(request, module_name, out_dir, plan, details)
+    details["compile_s"] = round(time.perf_counter() - started, 3)
+    _clear(out_dir / LIB_DIR, keep=(".so", ".cpp", ".cu"))  # the library and its sources
+    if find_library(out_dir / LIB_DIR, module_name) is None:
+        raise CompileError(f"build of {request.name!r} produced no library")
+    return details
