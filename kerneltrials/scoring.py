@@ -3,7 +3,7 @@
 Inputs are verdict-like records (anything with the attributes of :class:`Scorable`: the
 store's ``AttemptRecord`` or :class:`ScoredAttempt`); outputs are numbers and tables. No I/O.
 
-The rules (DESIGN.md, "Tolerances and timing defaults"; decided here where it is silent):
+The rules (docs/design/interfaces.md, "fast_p"; decided here where it is silent):
 
 - The denominator is the task set selected for the run; a selected task with no attempt
   counts as a failure. Tasks that were attempted but not selected are scored too.
@@ -20,10 +20,17 @@ The rules (DESIGN.md, "Tolerances and timing defaults"; decided here where it is
 - With no task left in the denominator every rate is ``None`` (undefined), never 0.
 - Tokens and cost sum over all attempts, excluded ones included (they were paid for);
   ``per_task`` values divide by the number of tasks with at least one attempt.
+
+What is stored (``standard_report``, written by the results layer when a run finishes and
+read by the leaderboard, which never re-scores): per baseline, fast_p at
+``DEFAULT_P_VALUES``, the geomean with its interval (seed ``BOOTSTRAP_SEED``), pass@k,
+the excluded counts, the per-task best outcomes, the fast_p curve the site plots, and the
+same per level (each level's ``task_ids`` included); ``SCORES_VERSION`` names that layout.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -40,6 +47,12 @@ BASELINES = ("eager", "compile")
 DEFAULT_P_VALUES = "0,0.8,1,1.5,2"
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 0
+#: the layout of a stored score report (``standard_report``): bumped when it changes,
+#: together with the store's schema version and a migration that re-scores
+SCORES_VERSION = 2
+#: the fast_p curve stored for the site's plot: p from 0 to CURVE_P_MAX in CURVE_P_STEP
+CURVE_P_MAX = 3.0
+CURVE_P_STEP = 0.05
 
 
 class Scorable(Protocol):
@@ -272,6 +285,7 @@ class ScoreReport:
     tasks: tuple[TaskOutcome, ...] = ()
     by: str | None = None  # what ``groups`` is keyed by: "level", "tag"
     groups: dict[str, ScoreReport] = field(default_factory=dict)
+    fast_p_curve: tuple[tuple[float, float], ...] = ()  # (p, fast_p) for the site's plot
 
     def per_task(self, total: float) -> float | None:
         attempted = sum(1 for o in self.tasks if o.n_attempts > 0)
@@ -280,6 +294,7 @@ class ScoreReport:
     def to_json(self, include_tasks: bool = True) -> dict[str, Any]:
         """The JSON object of ``kerneltrials score --json`` (a plain dict)."""
         data: dict[str, Any] = {
+            "scores_version": SCORES_VERSION,
             "run": self.run,
             "baseline": self.baseline,
             "n_tasks": self.n_tasks,
@@ -300,7 +315,11 @@ class ScoreReport:
         }
         if self.pass_at_k is not None:
             data["pass_at_k"] = dict(self.pass_at_k)
-        if include_tasks:
+        if self.fast_p_curve:
+            data["fast_p_curve"] = [list(point) for point in self.fast_p_curve]
+        if not include_tasks:  # a group: which tasks it holds (their outcomes are above)
+            data["task_ids"] = [o.task_id for o in self.tasks]
+        else:
             data["tasks"] = [
                 {
                     "task": o.task_id,
@@ -378,25 +397,50 @@ def score_by_group(
     return reports
 
 
-def rank_by_intervals(
-    intervals: Sequence[tuple[str, float | None, float | None]],
-) -> list[tuple[str, int]]:
-    """Ranks that respect confidence intervals, for the leaderboard.
+def fast_p_curve(outcomes: Sequence[TaskOutcome]) -> tuple[tuple[float, float], ...]:
+    """(p, fast_p) for p from 0 to ``CURVE_P_MAX`` in ``CURVE_P_STEP``; empty when no task
+    is scored (fast_p undefined)."""
+    grid = [round(i * CURVE_P_STEP, 4) for i in range(int(CURVE_P_MAX / CURVE_P_STEP) + 1)]
+    points = [(p, fast_p(outcomes, p)) for p in grid]
+    return tuple((p, value) for p, value in points if value is not None)
 
-    A run's rank is 1 + the number of runs whose interval lies entirely above its own
-    (their low end > its high end), so overlapping runs share a rank. A run with no
-    interval (None bounds: no correct task) lies below every run that has one.
 
-    Returns:
-        ``(name, rank)`` pairs, best first (ties by higher upper bound, then name).
+def standard_report(
+    attempts: Sequence[Scorable],
+    task_ids: Sequence[str],
+    level_of: Callable[[str], str],
+    *,
+    run: str = "",
+    baseline: str = "eager",
+) -> ScoreReport:
+    """The score report that is stored for a run (see the module docstring): the standard
+    thresholds and seed, the fast_p curve, and one group per level (``level_of(task_id)``).
+
+    The one implementation of per-level scoring: whatever shows a level's scores reads
+    the groups of this report.
     """
-    bounds = [
-        (name, -math.inf if lo is None else lo, -math.inf if hi is None else hi)
-        for name, lo, hi in intervals
-    ]
-    ranked = [
-        (name, 1 + sum(1 for _, other_lo, _ in bounds if other_lo > hi), hi)
-        for name, _, hi in bounds
-    ]
-    ranked.sort(key=lambda item: (item[1], -item[2], item[0]))
-    return [(name, rank) for name, rank, _ in ranked]
+    options: dict[str, Any] = {"run": run, "baseline": baseline, "p_values": DEFAULT_P_VALUES}
+    report = score_attempts(attempts, task_ids, **options)
+    groups = score_by_group(attempts, task_ids, lambda task: [level_of(task)], **options)
+    return dataclasses.replace(
+        report, by="level", groups=groups, fast_p_curve=fast_p_curve(report.tasks)
+    )
+
+
+def remeasured_attempts(claims: Iterable[dict[str, Any]]) -> list[ScoredAttempt]:
+    """A verification's per-attempt outcomes (``ClaimOutcome`` as JSON) as the attempts
+    its re-measured scores are computed from: the re-measured status and speedups; an
+    attempt that was not re-run counts as what it claims only when that claim held (a
+    failure without source), else as ``error``."""
+    return [
+        ScoredAttempt(
+            task_id=str(claim["task_id"]),
+            status=str(claim.get("status_measured") or (
+                claim.get("status_claimed") if claim.get("result") == "holds" else "error")),
+            speedup=claim.get("speedup_measured"),
+            speedup_compile=claim.get("speedup_compile_measured"),
+            sample=int(claim.get("sample", 0)),
+            round=int(claim.get("round", 0)),
+        )
+        for claim in claims
+    ]  # fmt: skip

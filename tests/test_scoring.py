@@ -8,14 +8,20 @@ from typing import Any
 import pytest
 
 from kerneltrials.scoring import (
+    CURVE_P_MAX,
+    CURVE_P_STEP,
+    DEFAULT_P_VALUES,
     EXCLUDED,
+    SCORES_VERSION,
     ScoredAttempt,
+    fast_p_curve,
     geomean_with_ci,
     parse_p_values,
     pass_at_k,
-    rank_by_intervals,
+    remeasured_attempts,
     score_attempts,
     score_by_group,
+    standard_report,
 )
 
 pytestmark = pytest.mark.timeout(60)
@@ -297,18 +303,108 @@ def test_groups_by_level_and_by_tag_have_their_own_denominators() -> None:
     assert {g: r.fast_p["1"] for g, r in by_level.items()} == {"L1": 1.0, "L2": 0.0}
 
 
+# --- the stored report ------------------------------------------------------------------
+
+
+def test_standard_report_of_no_attempts_is_undefined_everywhere() -> None:
+    report = standard_report([], [], lambda t: t[:2]).to_json()
+    assert report["scores_version"] == SCORES_VERSION and report["n_tasks"] == 0
+    assert report["groups"] == {} and "fast_p_curve" not in report  # no point is defined
+    assert all(value is None for value in report["fast_p"].values())
+
+
+def test_standard_report_has_the_standard_thresholds_and_one_group_per_level() -> None:
+    attempts = [
+        an_attempt("L1/a", speedup=2.0),
+        an_attempt("L1/b", "incorrect", 9.0),  # incorrect-but-fast
+        an_attempt("L2/c", speedup=0.5),  # correct-but-slow
+        an_attempt("L2/d", "error", None),
+    ]
+    report = standard_report(attempts, ["L1/a", "L1/b", "L2/c", "L2/d", "L3/e"],
+                             lambda t: t[:2], run="r", baseline="compile")  # fmt: skip
+    data = report.to_json()
+    assert list(data["fast_p"]) == DEFAULT_P_VALUES.split(",")
+    assert data["baseline"] == "compile" and data["by"] == "level"
+    groups = data["groups"]
+    assert {name: (g["n_tasks"], g["task_ids"]) for name, g in groups.items()} == {
+        "L1": (2, ["L1/a", "L1/b"]),
+        "L2": (1, ["L2/c", "L2/d"]),  # L2/d: only an error, out of the denominator
+        "L3": (1, ["L3/e"]),  # selected, never attempted: a failure
+    }
+    assert "tasks" not in groups["L1"] and groups["L2"]["excluded"] == {"error": 1}
+    # each group is scored as its own run would be (the one per-level implementation)
+    alone = score_attempts(attempts[:2], ["L1/a", "L1/b"], p_values=DEFAULT_P_VALUES,
+                           baseline="compile").to_json(include_tasks=False)  # fmt: skip
+    assert groups["L1"] == {**alone, "run": "r"}
+
+
+def test_standard_report_reads_speedup_compile_for_the_compile_baseline() -> None:
+    attempts = [an_attempt("L1/a", speedup=3.0, speedup_compile=0.9)]
+    eager = standard_report(attempts, ["L1/a"], lambda t: "L1").to_json()
+    compiled = standard_report(attempts, ["L1/a"], lambda t: "L1", baseline="compile").to_json()
+    assert eager["fast_p"]["1"] == 1.0 and compiled["fast_p"]["1"] == 0.0
+    assert compiled["groups"]["L1"]["geomean_speedup"]["value"] == pytest.approx(0.9)
+
+
 @pytest.mark.parametrize(
-    ("intervals", "expected"),
+    ("speedups", "expected"),
     [
-        ([], []),
-        ([("a", 1.0, 2.0)], [("a", 1)]),
-        # b lies entirely above a; c overlaps both
-        ([("a", 1.0, 1.5), ("b", 2.0, 3.0), ("c", 1.4, 2.1)], [("b", 1), ("c", 1), ("a", 2)]),
-        # touching intervals overlap (strictly above is required)
-        ([("a", 1.0, 2.0), ("b", 2.0, 3.0)], [("b", 1), ("a", 1)]),
-        ([("a", 3.0, 4.0), ("b", 2.0, 2.5), ("c", 1.0, 1.5)], [("a", 1), ("b", 2), ("c", 3)]),
-        ([("none", None, None), ("a", 0.5, 0.6)], [("a", 1), ("none", 2)]),
+        ([], {}),  # nothing scored: no point
+        ([None], {0.0: 1.0, 0.05: 0.0}),  # correct without a speedup: fast_0 only
+        ([math.nan], {0.0: 1.0, 0.05: 0.0}),
+        ([1.0], {0.95: 1.0, 1.0: 0.0, 3.0: 0.0}),  # strict: not fast at p = speedup
+        ([2.0, 0.5], {0.0: 1.0, 0.45: 1.0, 0.5: 0.5, 1.95: 0.5, 2.0: 0.0}),
     ],
 )
-def test_rank_by_intervals(intervals: list, expected: list) -> None:
-    assert rank_by_intervals(intervals) == expected
+def test_fast_p_curve_on_its_grid(speedups: list, expected: dict) -> None:
+    attempts = [an_attempt(f"L1/{i}", speedup=s) for i, s in enumerate(speedups)]
+    outcomes = score_attempts(attempts, [a.task_id for a in attempts]).tasks
+    curve = dict(fast_p_curve(outcomes))
+    if not expected:
+        assert curve == {}
+        return
+    assert len(curve) == round(CURVE_P_MAX / CURVE_P_STEP) + 1
+    for p, value in expected.items():
+        assert curve[p] == pytest.approx(value), p
+
+
+def test_fast_p_curve_agrees_with_fast_p_at_the_stored_thresholds() -> None:
+    attempts = [an_attempt("L1/a", speedup=1.5), an_attempt("L1/b", speedup=1.0),
+                an_attempt("L1/c", "incorrect", 4.0)]  # fmt: skip
+    report = standard_report(attempts, ["L1/a", "L1/b", "L1/c"], lambda t: "L1").to_json()
+    curve = dict(map(tuple, report["fast_p_curve"]))
+    for key, value in report["fast_p"].items():
+        assert curve[float(key)] == pytest.approx(value), key
+
+
+@pytest.mark.parametrize(
+    ("claim", "status", "speedup"),
+    [
+        # not re-run, and the claim did not hold: never counted as claimed
+        ({"status_claimed": "correct", "result": "fails"}, "error", None),
+        ({"status_claimed": "correct", "result": "not_remeasured"}, "error", None),
+        # a failure without source holds as what it claims
+        ({"status_claimed": "incorrect", "result": "holds"}, "incorrect", None),
+        # re-run: the re-measured figures, whatever was claimed
+        (
+            {
+                "status_claimed": "correct",
+                "speedup_claimed": 9.0,
+                "status_measured": "correct",
+                "speedup_measured": 1.1,
+                "result": "fails",
+            },
+            "correct",
+            1.1,
+        ),  # fmt: skip
+        (
+            {"status_claimed": "correct", "status_measured": "not_run", "result": "not_remeasured"},
+            "not_run",
+            None,
+        ),  # fmt: skip
+    ],
+)
+def test_remeasured_attempts(claim: dict, status: str, speedup: float | None) -> None:
+    [attempt] = remeasured_attempts([{"task_id": "L1/a", "round": 1, "sample": 2, **claim}])
+    assert (attempt.status, attempt.speedup, attempt.round, attempt.sample) == (
+        status, speedup, 1, 2)  # fmt: skip

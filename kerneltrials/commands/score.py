@@ -1,7 +1,8 @@
 """``kerneltrials score RUN``: fast_p, geometric-mean speedup with its interval, pass@k.
 
 A thin layer over :func:`kerneltrials.results.score_run` (the rules are in
-:mod:`kerneltrials.scoring`). ``--json`` prints ``ScoreReport.to_json()`` only.
+:mod:`kerneltrials.scoring`). ``--json`` prints ``ScoreReport.to_json()`` only. It stores
+what the leaderboard reads (``--no-save``: print only).
 """
 
 from __future__ import annotations
@@ -51,7 +52,13 @@ from kerneltrials.scoring import (
     show_default=True,
     help="Seed of the bootstrap interval.",
 )
-@click.option("--save", is_flag=True, help="Store the report for the leaderboard.")
+@click.option(
+    "--save/--no-save",
+    default=True,
+    show_default=True,
+    help="Store the run's standard scores of this baseline (standard thresholds and seed, "
+    "per level) for the leaderboard, whatever view is printed.",
+)
 @db_option
 @json_option
 @store_errors_exit_2

@@ -92,7 +92,8 @@ def verify(bundle_file: str, db: str | None, tolerance: float, quick: bool, as_j
     if db is not None:
         with open_store(db) as store:
             store.record_verification(report.run_name, report.bundle_sha256, holds=report.holds,
-                                      outcome=report.to_json(), hardware=report.hardware)  # fmt: skip
+                                      outcome=report.to_json(), hardware=report.hardware,
+                                      task_ids=list(bundle.run.task_ids))  # fmt: skip
     if as_json:
         print_json(report.to_json())
     else:

@@ -1,7 +1,8 @@
 """The public leaderboard: a static site built from results stores and submission bundles,
 and the bundles themselves (``kerneltrials submit`` / ``kerneltrials verify``).
 
-Design: docs/design/leaderboard.md. The site only reads stored results; it never re-scores.
+Design: docs/design/leaderboard.md. The site only reads stored results, scores included
+(the results layer computes and stores them: "Scores are stored"); it never re-scores.
 """
 
 from kerneltrials.leaderboard._bundle import (

@@ -22,8 +22,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from kerneltrials.results import AttemptRecord, ResultsStore, RunRecord, hardware_key, score_run
-from kerneltrials.scoring import BASELINES
+from kerneltrials.results import (
+    AttemptRecord,
+    ResultsStore,
+    RunRecord,
+    hardware_key,
+    save_run_scores,
+)
 from kerneltrials.verifier.verdict import Verdict
 
 BUNDLE_VERSION = 1
@@ -181,18 +186,16 @@ def bundle_from_store(store: ResultsStore, run: str | RunRecord) -> Bundle:
 
 
 def create_bundle(store: ResultsStore, run: str) -> Bundle:
-    """The submission bundle of ``run``; a baseline with no stored score is scored first
-    (per level) and the score is saved in the store, as ``kerneltrials score --save`` would,
-    so the store and the bundle agree.
+    """The submission bundle of ``run``; a run without both stored scores is scored first
+    and the scores are saved in the store (``save_run_scores``, as ``eval`` does when a
+    run finishes), so the store and the bundle agree.
 
     Raises:
         UnknownRunError: no such run.
     """
     record = store.get_run(run)
-    stored = {score.baseline for score in store.load_scores(record)}
-    for baseline in BASELINES:
-        if baseline not in stored:
-            score_run(store, record.name, baseline=baseline, by="level", save=True)
+    if {score.baseline for score in store.load_scores(record)} != {"eager", "compile"}:
+        save_run_scores(store, record)
     return bundle_from_store(store, record)
 
 

@@ -22,12 +22,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from kerneltrials.leaderboard._bundle import BundleAttempt
-from kerneltrials.scoring import EXCLUDED
+from kerneltrials.verifier.verdict import EXCLUDED_STATUSES
 
 HOLDS = "holds"
 FAILS = "fails"
 NOT_REMEASURED = "not_remeasured"
 SPEEDUPS = ("speedup", "speedup_compile")
+EXCLUDED = frozenset(status.value for status in EXCLUDED_STATUSES)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,8 @@ content hash) whose newest record, written by this version of ``verify``, says e
 claim was re-measured there and held; nothing inside a bundle counts. A verified run is
 shown with the re-measured figures of that record, never the claimed ones; every other
 run shows its claims, marked unverified / partially verified / verification failed.
-See docs/design/leaderboard.md, "Verified".
+The re-measured scores are the ones the results store computed and stored with the
+record; nothing here scores. See docs/design/leaderboard.md, "Verified".
 """
 
 from __future__ import annotations
@@ -138,7 +139,7 @@ def site_run(bundle: Bundle, origin: str, records: Iterable[VerificationRecord])
     slug = slugify(f"{bundle.run.name}@{bundle.content_sha256[:12]}")
     record = verification_of(bundle, records)
     state = verification_state(record)
-    shown = remeasured_bundle(bundle, record.outcome) if record and state == VERIFIED else None
+    shown = remeasured_bundle(bundle, record) if record and state == VERIFIED else None
     if state == VERIFIED and shown is None:
         state = UNVERIFIED  # the record does not line up with these attempts
     return SiteRun(shown or bundle, origin, slug, record, state, bundle if shown else None)
@@ -166,11 +167,12 @@ def verification_state(record: VerificationRecord | None) -> str:
     return VERIFICATION_FAILED
 
 
-def remeasured_bundle(bundle: Bundle, outcome: dict[str, Any]) -> Bundle | None:
-    """``bundle`` with the record's re-measured statuses, speedups and scores in place of
-    the claimed ones (the content hash stays the submitted one); None when the record's
-    attempts do not line up with the bundle's."""
-    claims, scores = outcome.get("attempts"), outcome.get("remeasured_scores")
+def remeasured_bundle(bundle: Bundle, record: VerificationRecord) -> Bundle | None:
+    """``bundle`` with the record's re-measured statuses and speedups, and the re-measured
+    scores the store keeps with the record, in place of the claimed ones (the content hash
+    stays the submitted one); None when the record's attempts do not line up with the
+    bundle's or no re-measured scores are stored."""
+    claims, scores = record.outcome.get("attempts"), record.scores
     if not isinstance(claims, list) or len(claims) != len(bundle.attempts) or not scores:
         return None
     attempts = []

@@ -6,19 +6,13 @@ Templates only format these; they hold no logic beyond loops and conditionals.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from kerneltrials.leaderboard._bundle import BundleAttempt
 from kerneltrials.leaderboard._collect import SiteRun, slugify
 from kerneltrials.leaderboard._plots import Series, fast_p_svg, speedup_svg
-from kerneltrials.leaderboard._scores import (
-    ALL_SCOPE,
-    BoardRow,
-    board_rows,
-    level_of,
-    stored_outcomes,
-)
-from kerneltrials.scoring import TaskOutcome, rank_by_intervals
+from kerneltrials.leaderboard._scores import ALL_SCOPE, BoardRow, board_rows, task_levels
+from kerneltrials.results import TaskOutcome, stored_outcomes
 
 
 @dataclass(frozen=True)
@@ -68,7 +62,8 @@ def task_slug(task_id: str) -> str:
 
 def plot_series(rows: Sequence[BoardRow]) -> list[Series]:
     """The whole-run, scored rows as plot series (in table order)."""
-    return [Series(row.run.slug, row.run.name, row.eager.outcomes, row.eager.geomean, row.eager.ci95)
+    return [Series(row.run.slug, row.run.name, row.eager.outcomes, row.eager.geomean, row.eager.ci95,
+                   row.eager.fast_p_curve)
             for row in rows if row.scope == ALL_SCOPE and row.eager is not None]  # fmt: skip
 
 
@@ -89,7 +84,8 @@ def task_lines(run: SiteRun) -> list[TaskLine]:
     by_task: dict[str, list[BundleAttempt]] = {t: [] for t in run.bundle.run.task_ids}
     for attempt in run.bundle.attempts:
         by_task.setdefault(attempt.task_id, []).append(attempt)
-    return [TaskLine(task, task_slug(task), level_of(task), stored.get("eager", {}).get(task),
+    levels = task_levels(run)
+    return [TaskLine(task, task_slug(task), levels[task], stored.get("eager", {}).get(task),
                      stored.get("compile", {}).get(task), tuple(attempts))
             for task, attempts in sorted(by_task.items())]  # fmt: skip
 
@@ -110,12 +106,14 @@ def best_attempt(
 def task_pages(runs: Sequence[SiteRun]) -> list[TaskPage]:
     """One page per task attempted by any run: each run's best kernel, best first."""
     best: dict[str, list[BestKernel]] = {}
+    levels: dict[str, str] = {}
     for run in runs:
         for line in task_lines(run):
             if line.attempts:
                 kernel = BestKernel(run, line.eager, best_attempt(line.attempts, line.eager))
                 best.setdefault(line.task_id, []).append(kernel)
-    return [TaskPage(task, task_slug(task), level_of(task),
+                levels.setdefault(line.task_id, line.level)
+    return [TaskPage(task, task_slug(task), levels[task],
                      tuple(sorted(kernels, key=lambda k: k.sort_key, reverse=True)))
             for task, kernels in sorted(best.items())]  # fmt: skip
 
@@ -129,30 +127,8 @@ class IndexPage:
     unscored: tuple[SiteRun, ...]
 
 
-def verified_first(rows: Sequence[BoardRow]) -> list[BoardRow]:
-    """Re-rank each scope in two tiers: the verified runs among themselves by their
-    intervals, then every other scored run among themselves, below the last verified one
-    (rank = 1 + the verified runs + the unverified runs whose interval lies above), so
-    no unverified claim outranks a verified result. See docs/design/leaderboard.md."""
-    ranks: dict[tuple[str, str], int] = {}
-    for scope in dict.fromkeys(row.scope for row in rows):
-        offset = 0
-        for verified in (True, False):
-            tier = [row for row in rows if row.scope == scope and row.eager is not None
-                    and row.run.is_verified == verified]  # fmt: skip
-            intervals = [(row.run.slug, *(row.eager.ci95 or (None, None))) for row in tier]  # type: ignore[union-attr]
-            ranks.update(
-                {(scope, slug): offset + rank for slug, rank in rank_by_intervals(intervals)}
-            )
-            offset += len(tier)
-    ranked = [replace(row, rank=ranks.get((row.scope, row.run.slug))) for row in rows]
-    return sorted(
-        ranked, key=lambda r: (r.scope != ALL_SCOPE, r.scope, r.rank or 10**9, r.run.name)
-    )
-
-
 def index_page(runs: Sequence[SiteRun]) -> IndexPage:
-    rows = verified_first(board_rows(runs))
+    rows = board_rows(runs)
     series = plot_series(rows)
     unscored = tuple(row.run for row in rows if row.scope == ALL_SCOPE and row.eager is None)
     return IndexPage(tuple(rows), filter_values(rows), fast_p_svg(series), speedup_svg(series),

@@ -8,12 +8,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
 
-from kerneltrials.scoring import TaskOutcome, fast_p
+from kerneltrials.results import TaskOutcome
 
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b",
            "#e377c2", "#7f7f7f", "#bcbd22")  # fmt: skip
 P_MAX = 3.0
-P_STEP = 0.05
 
 
 @dataclass(frozen=True)
@@ -25,20 +24,17 @@ class Series:
     outcomes: tuple[TaskOutcome, ...]  # stored per-task best outcomes (eager)
     geomean: float | None = None
     ci95: tuple[float, float] | None = None
+    curve: tuple[tuple[float, float], ...] = ()  # the stored (p, fast_p) points
 
 
 def color(index: int) -> str:
     return PALETTE[index % len(PALETTE)]
 
 
-def _p_grid() -> list[float]:
-    return [round(i * P_STEP, 4) for i in range(int(P_MAX / P_STEP) + 1)]
-
-
-def fast_p_points(outcomes: Sequence[TaskOutcome]) -> list[tuple[float, float]]:
-    """(p, fast_p) on the plot's grid; an unscoreable run gives no points."""
-    points = [(p, fast_p(outcomes, p)) for p in _p_grid()]
-    return [(p, value) for p, value in points if value is not None]
+def fast_p_points(run: Series) -> list[tuple[float, float]]:
+    """(p, fast_p) as stored with the run's scores, up to ``P_MAX``; an unscoreable run
+    (or a report stored without a curve) gives no points."""
+    return [(p, value) for p, value in run.curve if p <= P_MAX]
 
 
 def fast_p_svg(series: Sequence[Series], width: int = 640, height: int = 300) -> str:
@@ -61,7 +57,7 @@ def fast_p_svg(series: Sequence[Series], width: int = 640, height: int = 300) ->
         parts.append(_text(left - 6, y(tick) + 4, f"{tick:.0%}", "end"))
     parts.append(_text(left + plot_w / 2, height - 4, "p (speedup threshold vs eager)", "middle"))
     for index, run in enumerate(series):
-        points = fast_p_points(run.outcomes)
+        points = fast_p_points(run)
         path = " ".join(f"{x(p):.1f},{y(v):.1f}" for p, v in _steps(points))
         parts.append(f'<g class="curve" data-run="{escape(run.slug)}">'
                      f"<title>{escape(run.label)}</title>"

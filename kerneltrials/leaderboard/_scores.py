@@ -1,23 +1,24 @@
 """Main-table rows from STORED score reports: one row per run and scope (all tasks, or
-one level), with interval-respecting ranks per scope.
+one level), ranked per scope with the verified runs first.
 
-Nothing is re-scored: the best attempt per task and its speedup come from the stored
-report's ``tasks`` list (the scorer's own choice). The whole-run row shows the stored
-fast_p and geomean; a per-level row aggregates the stored per-task outcomes of that level
-with the same pure functions the scorer uses (``scoring.fast_p``, ``geomean_with_ci``).
-A run without a stored report is shown as "not scored". See docs/design/leaderboard.md.
+Nothing is scored here, and nothing here imports ``kerneltrials.scoring`` (a test checks):
+a whole-run row shows the stored report's fast_p and geomean interval, a level's row the
+stored report's group for that level (``scoring.standard_report`` computes both when the
+results layer stores them), and the best attempt per task is the stored report's own
+choice. A run without a stored report, or a level its report has no group for, is shown
+as "not scored". Ranks only order the stored intervals. See docs/design/leaderboard.md.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from kerneltrials.leaderboard._bundle import BundleAttempt
 from kerneltrials.leaderboard._collect import SiteRun
-from kerneltrials.results import level_of_task_id
-from kerneltrials.scoring import TaskOutcome, fast_p, geomean_with_ci, rank_by_intervals
+from kerneltrials.results import TaskOutcome, level_of_task_id, stored_outcomes
 
 #: the fast_p columns of the main table: (label as stored, p)
 P_COLUMNS: tuple[tuple[str, float], ...] = (("0", 0.0), ("1", 1.0), ("1.5", 1.5), ("2", 2.0))
@@ -27,13 +28,14 @@ NO_LEVEL = "(no level)"
 
 @dataclass(frozen=True)
 class ScopeScore:
-    """One run's scores over one scope against one baseline."""
+    """One run's stored scores over one scope against one baseline."""
 
-    fast_p: dict[str, float | None]  # P_COLUMNS label -> fraction
+    fast_p: dict[str, float | None]  # P_COLUMNS label -> fraction (None: not stored)
     geomean: float | None
     ci95: tuple[float, float] | None
     n_tasks: int  # the denominator
     outcomes: tuple[TaskOutcome, ...]  # the stored per-task best outcomes in this scope
+    fast_p_curve: tuple[tuple[float, float], ...] = ()  # stored (p, fast_p) for the plot
 
 
 @dataclass(frozen=True)
@@ -42,7 +44,7 @@ class BoardRow:
 
     run: SiteRun
     scope: str  # "all" or a level ("L1")
-    eager: ScopeScore | None  # None: the run has no stored score for this baseline
+    eager: ScopeScore | None  # None: the run has no stored score for this baseline/scope
     compile: ScopeScore | None
     rank: int | None  # None: not scored
     cost_per_task_usd: float | None
@@ -62,39 +64,40 @@ def hardware_label(hardware: dict[str, Any]) -> str:
 
 
 def level_of(task_id: str) -> str:
+    """The level a task id names (for a run whose stored report does not say)."""
     return level_of_task_id(task_id) or NO_LEVEL
 
 
-def stored_outcomes(report: dict[str, Any]) -> list[TaskOutcome]:
-    """The per-task best outcomes a stored ``ScoreReport.to_json()`` lists."""
-    return [TaskOutcome(str(t["task"]), t.get("status"), t.get("speedup"), int(t.get("attempts", 0)))
-            for t in report.get("tasks", [])]  # fmt: skip
+def task_levels(run: SiteRun) -> dict[str, str]:
+    """task id -> its level, as the run's stored report groups it (the task metadata at
+    scoring time), else as its id names it."""
+    tasks = {*run.bundle.run.task_ids, *(a.task_id for a in run.bundle.attempts)}
+    levels = {task: level_of(task) for task in tasks}
+    report = run.bundle.scores.get("eager") or {}
+    if report.get("by") == "level":
+        for level, group in (report.get("groups") or {}).items():
+            levels.update({str(task): str(level) for task in group.get("task_ids", [])})
+    return levels
 
 
-def scope_score(
-    outcomes: Sequence[TaskOutcome], stored: dict[str, Any] | None = None
-) -> ScopeScore:
-    """Aggregate per-task outcomes; values present in ``stored`` (a whole-run report) win."""
-    stored = stored or {}
-    stored_fast = stored.get("fast_p", {})
-    values = {label: stored_fast[label] if label in stored_fast else fast_p(outcomes, p)
-              for label, p in P_COLUMNS}  # fmt: skip
-    if "geomean_speedup" in stored:
-        interval = stored["geomean_speedup"]
-        geomean, ci = interval.get("value"), interval.get("ci95")
-    else:
-        speedups = [o.speedup for o in outcomes
-                    if o.is_correct and o.speedup is not None]  # fmt: skip
-        computed = geomean_with_ci(speedups)
-        geomean, ci = computed.value, computed.ci95
-    n_tasks = stored.get("n_tasks", sum(1 for o in outcomes if not o.is_excluded))
-    return ScopeScore(values, geomean, tuple(ci) if ci else None, int(n_tasks), tuple(outcomes))  # type: ignore[arg-type]
+def scope_score(stored: dict[str, Any], outcomes: Sequence[TaskOutcome]) -> ScopeScore:
+    """A stored report (or a stored group of one) as a table cell group; reads only."""
+    stored_fast = stored.get("fast_p") or {}
+    interval = stored.get("geomean_speedup") or {}
+    ci = interval.get("ci95")
+    return ScopeScore(
+        fast_p={label: stored_fast.get(label) for label, _ in P_COLUMNS},
+        geomean=interval.get("value"),
+        ci95=(float(ci[0]), float(ci[1])) if ci else None,
+        n_tasks=int(stored.get("n_tasks", 0)),
+        outcomes=tuple(outcomes),
+        fast_p_curve=tuple((float(p), float(v)) for p, v in stored.get("fast_p_curve") or ()),
+    )
 
 
 def run_scopes(run: SiteRun) -> list[str]:
     """``["all", "L1", "L2", ...]``: the scopes a run has rows for."""
-    tasks = {*run.bundle.run.task_ids, *(a.task_id for a in run.bundle.attempts)}
-    return [ALL_SCOPE, *sorted({level_of(t) for t in tasks})]
+    return [ALL_SCOPE, *sorted(set(task_levels(run).values()))]
 
 
 def _baseline_score(run: SiteRun, baseline: str, scope: str) -> ScopeScore | None:
@@ -103,8 +106,13 @@ def _baseline_score(run: SiteRun, baseline: str, scope: str) -> ScopeScore | Non
         return None
     outcomes = stored_outcomes(report)
     if scope == ALL_SCOPE:
-        return scope_score(outcomes, report)
-    return scope_score([o for o in outcomes if level_of(o.task_id) == scope])
+        return scope_score(report, outcomes)
+    group = (report.get("groups") or {}).get(scope) if report.get("by") == "level" else None
+    if group is None:
+        return None  # this level was not scored when the report was stored
+    members = set(group.get("task_ids") or [o.task_id for o in outcomes
+                                             if level_of(o.task_id) == scope])  # fmt: skip
+    return scope_score(group, [o for o in outcomes if o.task_id in members])
 
 
 def _per_task(attempts: Sequence[BundleAttempt]) -> tuple[float | None, float | None]:
@@ -116,21 +124,62 @@ def _per_task(attempts: Sequence[BundleAttempt]) -> tuple[float | None, float | 
     return cost, tokens
 
 
+def rank_by_intervals(
+    intervals: Sequence[tuple[str, float | None, float | None]],
+) -> list[tuple[str, int]]:
+    """Ranks that respect confidence intervals.
+
+    A run's rank is 1 + the number of runs whose interval lies entirely above its own
+    (their low end > its high end), so overlapping runs share a rank. A run with no
+    interval (None bounds: no correct task) lies below every run that has one.
+
+    Returns:
+        ``(name, rank)`` pairs, best first (ties by higher upper bound, then name).
+    """
+    bounds = [
+        (name, -math.inf if lo is None else lo, -math.inf if hi is None else hi)
+        for name, lo, hi in intervals
+    ]
+    ranked = [
+        (name, 1 + sum(1 for _, other_lo, _ in bounds if other_lo > hi), hi)
+        for name, _, hi in bounds
+    ]
+    ranked.sort(key=lambda item: (item[1], -item[2], item[0]))
+    return [(name, rank) for name, rank, _ in ranked]
+
+
+def verified_first_ranks(rows: Sequence[BoardRow]) -> dict[tuple[str, str], int]:
+    """(scope, run slug) -> rank, in two tiers per scope: the verified runs among
+    themselves by their intervals, then every other scored run among themselves, below
+    the last verified one (rank = 1 + the verified runs + the unverified runs whose
+    interval lies above), so no unverified claim outranks a verified result."""
+    ranks: dict[tuple[str, str], int] = {}
+    for scope in dict.fromkeys(row.scope for row in rows):
+        offset = 0
+        for verified in (True, False):
+            tier = [(row.run.slug, row.eager) for row in rows if row.scope == scope
+                    and row.eager is not None and row.run.is_verified == verified]  # fmt: skip
+            intervals = [(slug, *(score.ci95 or (None, None))) for slug, score in tier]
+            ranks.update(
+                {(scope, slug): offset + rank for slug, rank in rank_by_intervals(intervals)}
+            )
+            offset += len(tier)
+    return ranks
+
+
 def board_rows(runs: Sequence[SiteRun]) -> list[BoardRow]:
-    """Every (run, scope) row, ranked within its scope by the eager geomean interval."""
+    """Every (run, scope) row, ranked within its scope by the eager geomean interval,
+    verified runs first (``verified_first_ranks``)."""
     unranked: list[BoardRow] = []
     for run in runs:
+        levels = task_levels(run)
         for scope in run_scopes(run):
             attempts = [a for a in run.bundle.attempts
-                        if scope == ALL_SCOPE or level_of(a.task_id) == scope]  # fmt: skip
+                        if scope == ALL_SCOPE or levels[a.task_id] == scope]  # fmt: skip
             cost, tokens = _per_task(attempts)
             unranked.append(BoardRow(run, scope, _baseline_score(run, "eager", scope),
                                      _baseline_score(run, "compile", scope), None, cost, tokens))  # fmt: skip
-    ranks: dict[tuple[str, str], int] = {}
-    for scope in dict.fromkeys(row.scope for row in unranked):
-        scored = [row for row in unranked if row.scope == scope and row.eager is not None]
-        intervals = [(row.run.slug, *(row.eager.ci95 or (None, None))) for row in scored]  # type: ignore[union-attr]
-        ranks.update({(scope, slug): rank for slug, rank in rank_by_intervals(intervals)})
+    ranks = verified_first_ranks(unranked)
     rows = [BoardRow(row.run, row.scope, row.eager, row.compile, ranks.get((row.scope, row.run.slug)),
                      row.cost_per_task_usd, row.tokens_per_task) for row in unranked]  # fmt: skip
     return sorted(rows, key=lambda r: (r.scope != ALL_SCOPE, r.scope, r.rank or 10**9, r.run.name))

@@ -7,7 +7,7 @@ In order (see docs/design/leaderboard.md, "Verifying a bundle"):
   a fresh hidden seed, and judged by ``_claims``: the status must match exactly, every
   claimed speedup is re-measured (a ratio against baselines timed in the same re-run,
   whatever hardware the bundle names) and holds only within the tolerance;
-- the bundle's score reports follow from its verdicts (re-scored with ``scoring.py``);
+- the bundle's score reports follow from its verdicts (re-scored by the results layer);
 - the run's *verified* scores are computed from the re-measured figures, never the claimed
   ones, and travel in the report (the leaderboard shows them and never re-scores).
 
@@ -33,14 +33,8 @@ from kerneltrials.leaderboard._claims import (
     judge_without_source,
     not_remeasured,
 )
-from kerneltrials.results import hardware_key
-from kerneltrials.scoring import (
-    BASELINES,
-    DEFAULT_P_VALUES,
-    ScoredAttempt,
-    parse_p_values,
-    score_attempts,
-)
+from kerneltrials.results import hardware_key, score_verdicts
+from kerneltrials.results import remeasured_scores as stored_remeasured_scores
 
 DEFAULT_TOLERANCE = 0.25
 #: bumped when what a verification record means changes; the site trusts only this version
@@ -200,41 +194,24 @@ def _verify_attempt(
 def remeasured_scores(
     bundle: Bundle, outcomes: list[ClaimOutcome] | tuple[ClaimOutcome, ...]
 ) -> dict[str, dict[str, Any]]:
-    """Score reports per baseline from the RE-MEASURED statuses and speedups (what the site
-    shows for a verified run). An attempt that was not re-run counts as what it claims
-    only when that claim held (a failure without source), else as ``error``."""
-    attempts = [
-        ScoredAttempt(task_id=o.task_id, status=o.status_measured
-                      or (o.status_claimed if not o.blocking else "error"),
-                      speedup=o.speedup_measured, speedup_compile=o.speedup_compile_measured,
-                      sample=o.sample, round=o.round)
-        for o in outcomes
-    ]  # fmt: skip
-    p_values = dict(parse_p_values(DEFAULT_P_VALUES))
-    for report in bundle.scores.values():
-        for key in report.get("fast_p", {}):
-            try:  # the claimed report's own p values too, when they are numbers
-                p_values.update(parse_p_values(str(key)))
-            except ValueError:
-                continue
-    return {baseline: score_attempts(attempts, bundle.run.task_ids, run=bundle.run.name,
-                                     p_values=sorted(p_values.items(), key=lambda kv: kv[1]),
-                                     baseline=baseline).to_json()
-            for baseline in BASELINES}  # fmt: skip
+    """Score reports per baseline from the RE-MEASURED statuses and speedups (the standard
+    reports, as the store keeps them with a recorded verification; the site shows those)."""
+    outcome = {"attempts": [asdict(o) for o in outcomes]}
+    return stored_remeasured_scores(outcome, bundle.run.task_ids, bundle.run.name)
 
 
 def check_scores(bundle: Bundle) -> tuple[bool | None, list[str]]:
     """Do the bundle's score reports follow from its verdicts? (None: it has none.)"""
     if not bundle.scores:
         return None, []
-    attempts = [ScoredAttempt(task_id=a.task_id, status=a.status, speedup=a.speedup,
-                              speedup_compile=a.speedup_compile, sample=a.sample, round=a.round)
+    verdicts = [{"task_id": a.task_id, "status": a.status, "speedup": a.speedup,
+                 "speedup_compile": a.speedup_compile, "sample": a.sample, "round": a.round}
                 for a in bundle.attempts]  # fmt: skip
     notes = []
     for baseline, claimed_report in bundle.scores.items():
         p_values = [(key, float(key)) for key in claimed_report.get("fast_p", {})]
-        report = score_attempts(attempts, bundle.run.task_ids, run=bundle.run.name,
-                                p_values=p_values, baseline=baseline).to_json()  # fmt: skip
+        report = score_verdicts(verdicts, bundle.run.task_ids, run=bundle.run.name,
+                                p_values=p_values, baseline=baseline)  # fmt: skip
         for key in ("fast_p", "correct_rate", "n_tasks"):
             if not _close(claimed_report.get(key), report[key]):
                 notes.append(f"scores[{baseline}].{key}: claimed {claimed_report.get(key)}, "

@@ -2,6 +2,8 @@
 
 JSON columns are decoded into Python values here, so callers never see raw SQL rows.
 ``version`` is the record layout (``RECORD_VERSION``); it changes together with the schema.
+A stored score report has its own layout version (``ScoreRecord.version``, the
+``scoring.SCORES_VERSION`` it was computed under).
 """
 
 from __future__ import annotations
@@ -175,10 +177,14 @@ class VerificationRecord:
     holds: bool  # every claim held
     outcome: dict[str, Any]  # per task: claimed vs re-measured status/speedup, notes
     hardware: dict[str, Any] = field(default_factory=dict)  # the verifying machine
+    #: baseline -> the stored report of the re-measured figures (empty: none re-measured)
+    scores: dict[str, dict[str, Any]] = field(default_factory=dict)
     version: int = RECORD_VERSION
 
     @classmethod
-    def from_row(cls, row: sqlite3.Row) -> VerificationRecord:
+    def from_row(
+        cls, row: sqlite3.Row, scores: dict[str, dict[str, Any]] | None = None
+    ) -> VerificationRecord:
         return cls(
             id=row["id"],
             run_name=row["run_name"],
@@ -188,18 +194,23 @@ class VerificationRecord:
             holds=bool(row["holds"]),
             outcome=_loads(row["outcome"], {}),
             hardware=_loads(row["hardware"], {}),
+            scores=dict(scores or {}),
         )
 
 
 @dataclass(frozen=True)
 class ScoreRecord:
-    """A stored score report, so the leaderboard reads scores and never re-scores."""
+    """A stored score report, so the leaderboard reads scores and never re-scores.
+
+    ``version`` is the report's layout (``scoring.SCORES_VERSION`` when it was computed by
+    ``scoring.standard_report``; 0 for a report saved without one).
+    """
 
     run_id: int
     baseline: str
     report: dict[str, Any]  # ScoreReport.to_json()
     created_at: str
-    version: int = RECORD_VERSION
+    version: int
 
     @classmethod
     def from_row(cls, row: sqlite3.Row) -> ScoreRecord:
@@ -208,4 +219,5 @@ class ScoreRecord:
             baseline=row["baseline"],
             report=_loads(row["report"], {}),
             created_at=row["created_at"],
+            version=row["version"],
         )

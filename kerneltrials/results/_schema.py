@@ -7,6 +7,12 @@ transcript on attempts; no verifications or scores). Opening a store migrates it
 ``BEGIN IMMEDIATE`` transaction, so concurrent openers never see half a migration.
 A change to the schema bumps ``SCHEMA_VERSION`` and adds a step to ``MIGRATIONS`` with
 a test that opens a database of the old version.
+
+Version 2 stores versioned score reports (``scores.version``) for every run and the
+re-measured scores of verifications (``verification_scores``). Its migration computes them
+once, for every run and verification of the old store, inside the migration's transaction
+(the reports stored by version 1 are derived data and are replaced): the leaderboard then
+only reads them, and never scores (docs/design/leaderboard.md, "Scores are stored").
 """
 
 from __future__ import annotations
@@ -14,14 +20,39 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable
+from datetime import UTC, datetime
 
 from kerneltrials.results._errors import SchemaVersionError
 from kerneltrials.results._records import hardware_key
+from kerneltrials.results._scoring import rescore_connection
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
+#: the stored score reports (``scoring.standard_report`` as JSON, layout ``version``): a
+#: run's, and the re-measured ones of a verification
+SCORE_TABLES = """
+CREATE TABLE IF NOT EXISTS scores (
+    id INTEGER PRIMARY KEY,
+    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    baseline TEXT NOT NULL CHECK (baseline IN ('eager', 'compile')),
+    version INTEGER NOT NULL,                     -- scoring.SCORES_VERSION of the report
+    report TEXT NOT NULL,                         -- JSON ScoreReport.to_json()
+    created_at TEXT NOT NULL,
+    UNIQUE (run_id, baseline)
+);
 
-SCHEMA = """
+CREATE TABLE IF NOT EXISTS verification_scores (
+    id INTEGER PRIMARY KEY,
+    verification_id INTEGER NOT NULL REFERENCES verifications(id) ON DELETE CASCADE,
+    baseline TEXT NOT NULL CHECK (baseline IN ('eager', 'compile')),
+    version INTEGER NOT NULL,
+    report TEXT NOT NULL,                         -- JSON: the re-measured figures' report
+    created_at TEXT NOT NULL,
+    UNIQUE (verification_id, baseline)
+);
+"""
+
+_TABLES = """
 CREATE TABLE IF NOT EXISTS schema_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 
 CREATE TABLE IF NOT EXISTS runs (
@@ -99,15 +130,8 @@ CREATE TABLE IF NOT EXISTS episodes (
     PRIMARY KEY (run_id, task_id)
 );
 
-CREATE TABLE IF NOT EXISTS scores (
-    id INTEGER PRIMARY KEY,
-    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-    baseline TEXT NOT NULL CHECK (baseline IN ('eager', 'compile')),
-    report TEXT NOT NULL,                         -- JSON ScoreReport.to_json()
-    created_at TEXT NOT NULL,
-    UNIQUE (run_id, baseline)
-);
 """
+SCHEMA = _TABLES + SCORE_TABLES
 
 
 def read_version(connection: sqlite3.Connection) -> int | None:
@@ -140,8 +164,25 @@ def _migrate_0_to_1(connection: sqlite3.Connection) -> None:
         connection.execute("UPDATE runs SET hardware_key = ? WHERE id = ?", (key, run_id))
 
 
+def _migrate_1_to_2(connection: sqlite3.Connection) -> None:
+    """v1 -> v2: versioned score reports for every run and re-measuring verification,
+    computed here once (v1's stored reports, derived data, are replaced)."""
+    connection.execute("DROP TABLE IF EXISTS scores")
+    _create_tables(connection)  # a v0 database has no verifications table yet
+    rescore_connection(connection, datetime.now(UTC).isoformat(timespec="seconds"))
+
+
 #: from-version -> the step that brings a database to from-version + 1
-MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {0: _migrate_0_to_1}
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
+    0: _migrate_0_to_1,
+    1: _migrate_1_to_2,
+}
+
+
+def _create_tables(connection: sqlite3.Connection) -> None:
+    for statement in SCHEMA.split(";\n"):  # executescript would COMMIT early
+        if statement.strip():
+            connection.execute(statement)
 
 
 def ensure_schema(connection: sqlite3.Connection) -> int:
@@ -169,9 +210,7 @@ def ensure_schema(connection: sqlite3.Connection) -> int:
         while version is not None and version < SCHEMA_VERSION:
             MIGRATIONS[version](connection)
             version += 1
-        for statement in SCHEMA.split(";\n"):  # executescript would COMMIT early
-            if statement.strip():
-                connection.execute(statement)
+        _create_tables(connection)
         connection.execute(
             "INSERT OR REPLACE INTO schema_meta (key, value) VALUES ('schema_version', ?)",
             (str(SCHEMA_VERSION),),

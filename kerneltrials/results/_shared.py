@@ -13,6 +13,11 @@ from kerneltrials.results._records import (
     canonical_json,
     hardware_key,
 )
+from kerneltrials.results._scoring import (
+    insert_scores,
+    remeasured_scores,
+    verification_task_ids,
+)
 
 
 class SharedTables(StoreConnection):
@@ -72,8 +77,24 @@ class SharedTables(StoreConnection):
         outcome: dict[str, Any],
         hardware: dict[str, Any] | None = None,
         verifier_host: str | None = None,
+        task_ids: list[str] | None = None,
     ) -> VerificationRecord:
-        """Record that ``kerneltrials verify`` re-ran a bundle here (issue 9's "verified")."""
+        """Record that ``kerneltrials verify`` re-ran a bundle here (issue 9's "verified").
+
+        When ``outcome`` lists per-attempt re-measurements, the scores of the re-measured
+        figures are computed here (``scoring.standard_report``) and stored with the record
+        (``VerificationRecord.scores``), as a run's scores are.
+
+        Args:
+            task_ids: the verified run's task selection (the denominator); default: the
+                selection of the run of that name in this store, else the tasks the
+                outcome's own re-measured report lists.
+        """
+        if task_ids is None:
+            known = self._query("SELECT task_ids FROM runs WHERE name = ?", (run_name,))
+            task_ids = json.loads(known[0][0]) if known else None
+        selection = verification_task_ids(outcome, task_ids)
+        scores = remeasured_scores(outcome, selection, run_name)
         with self._write() as connection:
             cursor = connection.execute(
                 "INSERT INTO verifications (run_name, bundle_sha256, verified_at, "
@@ -89,8 +110,18 @@ class SharedTables(StoreConnection):
                 ),
             )
             row_id = cursor.lastrowid
+            assert row_id is not None  # an INSERT's rowid
+            insert_scores(connection, "verification_scores", ("verification_id", row_id),
+                          scores, now_iso())  # fmt: skip
         rows = self._query("SELECT * FROM verifications WHERE id = ?", (row_id,))
-        return VerificationRecord.from_row(rows[0])
+        return self._verification(rows[0])
+
+    def _verification(self, row: Any) -> VerificationRecord:
+        scores = self._query(
+            "SELECT baseline, report FROM verification_scores WHERE verification_id = ?",
+            (row["id"],),
+        )
+        return VerificationRecord.from_row(row, {s[0]: json.loads(s[1]) for s in scores})
 
     def verifications_for(
         self, run_name: str, bundle_sha256: str | None = None
@@ -102,7 +133,7 @@ class SharedTables(StoreConnection):
             sql += " AND bundle_sha256 = ?"
             parameters += (bundle_sha256,)
         rows = self._query(sql + " ORDER BY verified_at DESC, id DESC", parameters)
-        return [VerificationRecord.from_row(row) for row in rows]
+        return [self._verification(row) for row in rows]
 
 
 def _json_or_none(value: dict[str, Any] | None) -> str | None:

@@ -24,6 +24,7 @@ from kerneltrials.results._records import (
     canonical_json,
     hardware_key,
 )
+from kerneltrials.results._scoring import insert_scores
 from kerneltrials.results._shared import SharedTables
 
 
@@ -245,16 +246,16 @@ class ResultsStore(SharedTables):
     # --- scores -------------------------------------------------------------------------
 
     def save_score(self, run: str | RunRecord, report: dict[str, Any]) -> ScoreRecord:
-        """Store a ``ScoreReport.to_json()`` (one per run and baseline; replaces the old one)."""
+        """Store a ``ScoreReport.to_json()`` (one per run and baseline; replaces the old one).
+
+        What the leaderboard shows is ``scoring.standard_report`` (``save_run_scores``
+        stores it); its ``scores_version`` is kept as the record's version.
+        """
         record = self._resolve_run(run)
         baseline = str(report.get("baseline", "eager"))
         with self._write() as connection:
-            connection.execute(
-                "INSERT INTO scores (run_id, baseline, report, created_at) VALUES (?, ?, ?, ?) "
-                "ON CONFLICT (run_id, baseline) DO UPDATE SET report = excluded.report, "
-                "created_at = excluded.created_at",
-                (record.id, baseline, json.dumps(report), now_iso()),
-            )
+            insert_scores(connection, "scores", ("run_id", record.id), {baseline: report},
+                          now_iso())  # fmt: skip
         return next(s for s in self.load_scores(record) if s.baseline == baseline)
 
     def load_scores(self, run: str | RunRecord) -> list[ScoreRecord]:

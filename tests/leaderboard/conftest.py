@@ -6,8 +6,12 @@ Runs (eager speedups of correct tasks; L1/relu, L1/gelu, L2/fused selected):
 - ``mid-coderjudge`` cpu, machine A, coder-judge: relu 1.2, gelu 1.0, L2 compile_error
 - ``unscored``       cpu, machine A, one-shot, no stored score
 The CIs of slow-refine and mid-coderjudge overlap and lie below fast-oneshot's: both rank 2.
-Verification records: fast-oneshot held (its current content hash) -> verified;
-slow-refine held but for another hash -> not verified; mid-coderjudge failed -> not verified.
+Scores are stored as a finished ``eval`` stores them (``save_run_scores``: the standard
+report per baseline, with its per-level groups). Verification records, all written in the
+old format of a ``verify`` that did not re-measure every speedup (no
+``verification_version``), so none verifies: fast-oneshot held for its current content
+hash; slow-refine held but for another hash; mid-coderjudge failed. test_site's ``site``
+fixture adds a current record of fast-oneshot (through ``verify_bundle``).
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from typing import Any
 import pytest
 
 from kerneltrials.leaderboard import bundle_from_store
-from kerneltrials.results import ResultsStore, open_store, score_run
+from kerneltrials.results import ResultsStore, open_store, save_run_scores
 
 TASKS = ["L1/relu", "L1/gelu", "L2/fused"]
 MACHINE_A = {
@@ -120,8 +124,7 @@ def add_run(
         )
     store.finish_run(name)
     if score:
-        for baseline in ("eager", "compile"):
-            score_run(store, name, baseline=baseline, by="level", save=True)
+        save_run_scores(store, name)
 
 
 def fill_store(path: Path) -> None:

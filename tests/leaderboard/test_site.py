@@ -139,6 +139,30 @@ def test_per_level_rows_are_ranked_within_their_level_and_hidden_by_default(site
     )
 
 
+def test_every_figure_is_read_from_the_stored_report_never_recomputed(
+    runs_store: Path, tmp_path: Path
+) -> None:
+    # a stored report that disagrees with the attempts is shown as stored: nothing re-scores
+    store = Path(shutil.copyfile(runs_store, tmp_path / "results.sqlite"))
+    with open_store(store) as opened:
+        [eager] = [s.report for s in opened.load_scores("slow-refine") if s.baseline == "eager"]
+        level_two = {**eager["groups"]["L2"], "fast_p": {**eager["groups"]["L2"]["fast_p"], "1": 0.125},
+                     "geomean_speedup": {"value": 7.0, "ci95": [6.0, 8.0], "n": 1}}  # fmt: skip
+        opened.save_score("slow-refine", {**eager, "fast_p": {**eager["fast_p"], "2": 0.375},
+                                          "groups": {**eager["groups"], "L2": level_two}})  # fmt: skip
+    build_site(tmp_path / "out", [store])
+    assert cell(rows(tmp_path / "out")["slow-refine"], "eager-2") == "37.5%"
+    level = rows(tmp_path / "out", "L2")["slow-refine"]
+    assert cell(level, "eager-1") == "12.5%" and cell(level, "geomean").startswith("7.00x")
+    assert cell(level, "rank") == "1"  # ranked by the stored interval [6, 8]
+    # a level the stored report has no group for is not scored (not computed here)
+    with open_store(store) as opened:
+        opened.save_score("slow-refine", {**eager, "groups": {}})
+    build_site(tmp_path / "bare", [store])
+    assert cell(rows(tmp_path / "bare", "L2")["slow-refine"], "rank") == "–"
+    assert "not scored" in cell(rows(tmp_path / "bare", "L2")["slow-refine"], "geomean")
+
+
 def test_verified_mark_only_for_a_holding_record_of_the_exact_content(site: Path) -> None:
     states = {name: verification(body) for name, body in rows(site).items()}
     # slow-refine: its record is of another hash; mid-coderjudge: an old record that failed
@@ -180,6 +204,9 @@ def test_verified_runs_show_remeasured_figures_and_rank_above_unverified_ones(
     assert abs(remeasured["value"] - 0.8 * claimed["eager"]["geomean_speedup"]["value"]) < 1e-9
     assert cell(table["mid-coderjudge"], "geomean").startswith(f"{remeasured['value']:.2f}x")
     assert cell(table["mid-coderjudge"], "eager-1") == "0.0%"  # claimed 33.3%: 1.2x -> 0.96x
+    # its level rows too show the re-measured scores the store keeps with the record
+    assert record.scores["eager"]["groups"]["L1"]["fast_p"]["1"] == 0.0
+    assert cell(rows(tmp_path / "out", "L1")["mid-coderjudge"], "eager-1") == "0.0%"  # claimed 50%
     # fast-oneshot's interval lies above mid-coderjudge's, but it is unverified
     ranks = {name: cell(body, "rank") for name, body in table.items()}
     assert ranks == {"mid-coderjudge": "1", "fast-oneshot": "2", "slow-refine": "3",

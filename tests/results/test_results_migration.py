@@ -87,6 +87,9 @@ def test_v0_database_is_migrated_on_open_and_keeps_its_data(tmp_path: Path) -> N
         assert attempts[0].transcript == []
         report = score_attempts(attempts, run.task_ids, baseline="compile", p_values="1")
         assert report.fast_p == {"1": 0.5}
+        # scored once by the migration (v1 -> v2), as the store's readers expect
+        stored = {s.baseline: s.report for s in store.load_scores("old")}
+        assert stored["compile"]["fast_p"]["1"] == 0.5 and stored["eager"]["fast_p"]["2"] == 0.0
         store.record_verification("old", "h", holds=True, outcome={})  # new table exists
         assert store.integrity_check() == "ok"
     meta = (
