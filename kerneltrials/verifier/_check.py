@@ -90,7 +90,8 @@ def _verify(task: TaskSpec, source: str, options: CheckOptions, static_only: boo
     seed = options.hidden_seed if options.hidden_seed is not None else secrets.randbits(31)
     verdict = _base_verdict(task, options, seed)
     options = replace(options, policy=verdict.policy)  # every later stage sees the policy
-    static = run_static_checks(source, options.backend, verdict.policy)
+    static = run_static_checks(source, options.backend, verdict.policy,
+                               source_scans=options.source_scans)
     verdict.reasons += static.reasons + static.notes
     if not static.passed or static_only:
         # Static-only screening runs nothing, so a clean candidate is ``not_run``.

@@ -54,6 +54,10 @@ class CheckOptions:
     llm_verifier: str | None = None  # "PROVIDER:MODEL": an advisory LLM review (off by default)
     build_only: bool = False  # stop after a successful build (the scheduler's build stage)
     profile_feedback: bool = False  # profile a correct candidate for agent feedback (never scored)
+    # The source scans for escape hatches (files, processes, sockets, foreign code) are
+    # defence in depth: the sandbox must hold without them. Only the sandbox's own tests
+    # turn them off, to show that it does; a candidate cannot (options are the harness's).
+    source_scans: bool = True
 
     def resolved_profile(self) -> str:
         return self.profile or ("gpu" if self.backend == "cuda" else "cpu")

@@ -20,6 +20,7 @@ from kerneltrials.verifier._build_jobs import (
 )
 from kerneltrials.verifier._jobs import ForgedReply, JobDied, WorkerFailed, WorkerJob
 from kerneltrials.verifier._judge import judge_outputs, judge_run_reply, reject
+from kerneltrials.verifier._sanitize import sanitize_candidate_text
 from kerneltrials.verifier._session import Outcome, Session
 from kerneltrials.verifier.verdict import ConfigResult, Status
 
@@ -50,17 +51,18 @@ _FAILURE_REASON = {
 def candidate_failure(error: Exception, stage: str) -> Outcome:
     """Map a failure of a candidate-side worker to the candidate's verdict."""
     if isinstance(error, ForgedReply):
-        return Outcome(Status.REJECTED, f"integrity:forged_channel_frame:{error}")
+        return Outcome(Status.REJECTED,
+                       f"integrity:forged_channel_frame:{sanitize_candidate_text(str(error), 300)}")
     if isinstance(error, JobDied):
         info = error.exit_info
-        output = trim(info.stderr.strip(), 1500)
+        output = sanitize_candidate_text(info.stderr.strip(), 1500)  # the candidate's text
         detail = f"{stage}:{info.describe()} during {error.during}" + (f"\n{output}" if output else "")
         status = Status.TIMEOUT if info.timed_out else Status.RUNTIME_ERROR
         return Outcome(status, f"{'timeout' if info.timed_out else 'runtime'}:{detail}")
     if isinstance(error, WorkerFailed):
         status = _FAILURE_STATUS.get(error.kind, Status.RUNTIME_ERROR)
         reason = _FAILURE_REASON.get(error.kind, f"runtime:{error.kind}")
-        detail = trim(error.detail.strip() or str(error), 3000)
+        detail = sanitize_candidate_text(error.detail.strip() or str(error), 3000)
         return Outcome(status, f"{reason}:{error}" + (f"\n{detail}" if detail else ""))
     raise error
 

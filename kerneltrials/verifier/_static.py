@@ -22,6 +22,16 @@ from kerneltrials.verifier.verdict import Status
 
 POLICIES = ("strict", "mixed")
 
+#: Findings that exist to keep a candidate inside its sandbox (files, processes, sockets,
+#: foreign code, Python reached from C++): defence in depth, which
+#: ``run_static_checks(source_scans=False)`` leaves out so the sandbox's tests can show
+#: that the sandbox holds on its own. The anti-cheat findings are never left out.
+ESCAPE_CODES = frozenset({
+    "static:forbidden_cpp", "static:file_access", "static:foreign_code",
+    "static:forbidden_module", "static:forbidden_call", "static:dynamic_attribute",
+    "cpp:python_access", "cpp:load_time_code", "cpp:token_pasting",
+})
+
 
 @dataclass
 class StaticReport:
@@ -103,13 +113,15 @@ def collect_findings(tree: ast.Module, backend: str) -> list[Finding]:
     return findings
 
 
-def run_static_checks(source: str, backend: str, policy: str = "mixed") -> StaticReport:
+def run_static_checks(source: str, backend: str, policy: str = "mixed",
+                      source_scans: bool = True) -> StaticReport:
     """The checks every candidate must pass before it is built.
 
     Args:
         source: the candidate module's text.
         backend: ``cpu`` or ``cuda`` (a cuda candidate must have ``cuda_sources``).
         policy: ``strict`` rejects strict-only findings; ``mixed`` records them as notes.
+        source_scans: False leaves out the escape-hatch findings (:data:`ESCAPE_CODES`).
     """
     if policy not in POLICIES:
         raise ValueError(f"unknown policy {policy!r}: choose strict or mixed")
@@ -121,6 +133,8 @@ def run_static_checks(source: str, backend: str, policy: str = "mixed") -> Stati
         report.reasons.append(f"static:syntax_error:line {error.lineno}: {error.msg}")
         return report
     for finding in collect_findings(report.tree, backend):
+        if not source_scans and finding.code in ESCAPE_CODES:
+            continue
         if finding.strict_only and policy == "mixed":
             if finding.code.startswith("cpp:"):  # torch compute is the norm under mixed
                 report.notes.append(f"note:{finding.reason()} (allowed under mixed)")

@@ -211,3 +211,14 @@ def test_reference_cpp_has_no_escape_findings() -> None:
             if reasons:
                 found[path.name] = reasons
     assert found == {}
+
+
+def test_source_scans_off_leaves_out_only_the_escape_findings() -> None:
+    """The sandbox tests turn the escape-hatch scans off; the anti-cheat rules stay."""
+    escaping = placed("import subprocess\nsubprocess.run(['true'])", "module")
+    assert not run_static_checks(escaping, "cpu", "strict").passed
+    assert run_static_checks(escaping, "cpu", "strict", source_scans=False).passed
+    fallback = placed("try:\n    x = 1\nexcept Exception:\n    x = 2", "helper")
+    assert not run_static_checks(fallback, "cpu", "strict").passed
+    report = run_static_checks(fallback, "cpu", "strict", source_scans=False)
+    assert any("try_except_fallback" in reason for reason in report.reasons), report.reasons
