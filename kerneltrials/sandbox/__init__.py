@@ -10,6 +10,14 @@ from kerneltrials.sandbox._base import (
     SandboxStartError,
 )
 from kerneltrials.sandbox._env import build_job_env, redact
+from kerneltrials.sandbox._freezer import FreezeError
+from kerneltrials.sandbox._memory import (
+    MemoryReadError,
+    ProcessNotInJobError,
+    read_process_memory,
+    read_process_memory_into,
+    read_process_memory_many,
+)
 from kerneltrials.sandbox._registry import (
     SANDBOXES,
     register_sandbox,
@@ -20,13 +28,19 @@ from kerneltrials.sandbox._registry import (
 __all__ = [
     "SANDBOXES",
     "ExitInfo",
+    "FreezeError",
     "JobSpec",
+    "MemoryReadError",
     "Mount",
+    "ProcessNotInJobError",
     "Sandbox",
     "SandboxLimits",
     "SandboxStartError",
     "SandboxedProcess",
     "build_job_env",
+    "read_process_memory",
+    "read_process_memory_into",
+    "read_process_memory_many",
     "redact",
     "register_sandbox",
     "resolve_sandbox",

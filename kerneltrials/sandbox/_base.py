@@ -1,6 +1,6 @@
 """The sandbox interface: how the verifier starts an untrusted job and talks to it.
 
-A job is one worker process (``python -m kerneltrials.verifier._worker``) that imports a
+A job is one worker process (``python -m kerneltrials.verifier.worker``) that imports a
 candidate, builds or runs it, and answers the parent over a private channel: a connected
 stream socket whose peer only the job's worker holds. Everything a candidate prints goes
 to captured stdout/stderr, never onto the channel. See docs/design/sandbox.md.
@@ -14,6 +14,9 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from kerneltrials.sandbox._freezer import FreezeError, Freezer
+from kerneltrials.sandbox._procfs import socket_holders
 
 
 @dataclass(frozen=True)
@@ -122,6 +125,82 @@ class SandboxedProcess(ABC):
         """CPU seconds the job has used so far (its cgroup's account; the job cannot
         change it), or ``None`` where this machine does not account it."""
         return None
+
+    def cpu_time_breakdown(self) -> dict[str, float] | None:
+        """``{"user_s", "system_s", "total_s"}`` CPU seconds of the job so far, from its
+        cgroup (readable while frozen); ``None`` where not accounted."""
+        return None
+
+    # -- measuring from outside: freeze, list, find the worker (docs/design/sandbox.md) --
+
+    _frozen_since: float | None = None
+
+    def _job_freezer(self) -> Freezer | None:
+        """The backend's freezer for this job, or ``None`` (then :meth:`freeze` raises)."""
+        return None
+
+    def freeze(self, timeout_s: float = 5.0) -> None:
+        """Stop every process and thread of the job (children, grandchildren and
+        ``clone(CLONE_VM)`` helpers included: the job's whole cgroup) and return once all
+        are stopped. Which mechanism: ``isolation["freezer"]``.
+
+        Raises:
+            FreezeError: no freezer for this job, or not every task stopped in ``timeout_s``
+                (the job is thawed again): a harness failure, not the candidate's.
+        """
+        freezer = self._job_freezer()
+        if freezer is None:
+            raise FreezeError(f"{self.isolation.get('backend')} job cannot be frozen here: "
+                              f"no freezer ({self.isolation.get('freezer')})")
+        freezer.freeze(timeout_s)
+        if self._frozen_since is None:
+            self._frozen_since = time.monotonic()
+
+    def thaw(self) -> None:
+        """Let the job run again. Time spent frozen is given back to its wall clock."""
+        freezer = self._job_freezer()
+        if freezer is None:
+            raise FreezeError("job cannot be thawed: no freezer")
+        freezer.thaw()
+        if self._frozen_since is not None:
+            self.extend_deadline(time.monotonic() - self._frozen_since)
+            self._frozen_since = None
+
+    @property
+    def is_frozen(self) -> bool:
+        """Whether the kernel reports every task of the job stopped right now."""
+        freezer = self._job_freezer()
+        return freezer is not None and freezer.is_frozen()
+
+    def pids(self) -> list[int]:
+        """Host pids of the job's processes (its cgroup's members), sorted; empty once it
+        ended or where the backend cannot list them."""
+        return []
+
+    def _channel_peer_inode(self) -> int | None:
+        """The inode of the worker's end of the channel, where the backend knows it."""
+        return None
+
+    def _main_pid(self) -> int | None:
+        """The host pid of the job's main process (the fallback worker pid)."""
+        return None
+
+    def channel_holder_pids(self) -> list[int]:
+        """Job processes holding the worker's end of the channel, oldest first."""
+        inode = self._channel_peer_inode()
+        return [] if inode is None else socket_holders(self.pids(), inode)
+
+    def channel_holder_pid(self) -> int | None:
+        """The host pid of the worker the parent talks to: the job process holding the
+        channel's peer end (the oldest one, when it forked children that inherited it).
+
+        Where the peer end cannot be known (``isolation["channel_holder"]`` says how it
+        is found), the job's main process; ``None`` when no job process holds it.
+        """
+        if self._channel_peer_inode() is None:
+            return self._main_pid()
+        holders = self.channel_holder_pids()
+        return holders[0] if holders else None
 
     def seconds_left(self) -> float:
         """Wall-clock seconds until the job's timeout."""

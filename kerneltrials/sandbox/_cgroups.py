@@ -27,11 +27,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kerneltrials.sandbox._base import SandboxLimits
+from kerneltrials.sandbox._freezer import Freezer, freezer_for
+from kerneltrials.sandbox._hostcgroup import cpu_breakdown
 
 CGROUP_ROOT_ENV = "KERNELTRIALS_CGROUP_ROOT"
 _CONTROLLERS = ("memory", "pids")
 #: Optional: the job's CPU account (v1 controller name; v2 has cpu.stat everywhere).
 _CPU_ACCOUNTING = "cpuacct"
+#: Optional: the v1 freezer (v2 has cgroup.freeze in every non-root cgroup).
+_FREEZER = "freezer"
+_OPTIONAL = (_CPU_ACCOUNTING, _FREEZER)
 
 
 @dataclass
@@ -77,8 +82,26 @@ class JobCgroup:
                     os.kill(pid, signal.SIGKILL)
                 except ProcessLookupError:
                     pass
+            # A v1-frozen task keeps its SIGKILL pending until thawed; it dies on its way
+            # back to user space, so thawing after the signal runs none of its code.
+            self._thaw_quietly()
             time.sleep(0.005)
         return not self.member_pids()
+
+    def _thaw_quietly(self) -> None:
+        directory = self.dirs.get(_FREEZER) if self.version == 1 else None
+        if directory is not None:
+            _write(directory / "freezer.state", "THAWED")
+
+    def freezer(self) -> Freezer | None:
+        """The job's cgroup freezer (v1 ``freezer`` controller, v2 ``cgroup.freeze``)."""
+        directory = self.dirs.get(_FREEZER) if self.version == 1 else self.dirs["pids"]
+        return freezer_for(directory, self.version)
+
+    def cpu_breakdown(self) -> dict[str, float] | None:
+        """User, system and total CPU seconds of the job (see :func:`cpu_breakdown`)."""
+        directory = self.dirs.get(_CPU_ACCOUNTING)
+        return cpu_breakdown(directory, self.version) if directory is not None else None
 
     def is_memory_limit_hit(self) -> bool:
         if "memory" not in self.active:
@@ -182,14 +205,15 @@ def find_cgroup_parents() -> tuple[dict[str, Path] | None, str]:
 def _v1_parents() -> dict[str, Path] | None:
     parents: dict[str, Path] = {}
     for mount_point, root, options in _mount_points("cgroup"):
-        for controller in (*_CONTROLLERS, _CPU_ACCOUNTING):
+        for controller in (*_CONTROLLERS, *_OPTIONAL):
             if controller in options.split(","):
                 own = _own_path(controller)
                 relative = own[len(root) :] if own.startswith(root) else own
                 parents[controller] = mount_point / relative.lstrip("/")
-    accounting = parents.get(_CPU_ACCOUNTING)
-    if accounting is not None and not os.access(accounting, os.W_OK):
-        del parents[_CPU_ACCOUNTING]  # optional: the job runs without a CPU account
+    for optional in _OPTIONAL:  # the job runs without a CPU account or a freezer
+        parent = parents.get(optional)
+        if parent is not None and not os.access(parent, os.W_OK):
+            del parents[optional]
     if not set(_CONTROLLERS) <= set(parents):
         return None
     if not all(os.access(parent, os.W_OK) for parent in parents.values()):

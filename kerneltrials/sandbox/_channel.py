@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import selectors
 import socket
+import struct
 import threading
 import time
 from collections.abc import Mapping
@@ -91,6 +92,10 @@ class UnixChannelRelay:
         self.parent_end, self._relay_end = socket.socketpair()
         self._stop = threading.Event()
         self._connected = threading.Event()
+        #: The accepted end's inode and the connecting process's host pid (SO_PEERCRED,
+        #: as of connect), once the worker has connected: see ``DockerJob.channel_holder_pid``.
+        self.accepted_inode: int | None = None
+        self.connected_pid: int | None = None
         self._thread = threading.Thread(target=self._run, name="kt-channel-relay", daemon=True)
         self._thread.start()
 
@@ -118,6 +123,9 @@ class UnixChannelRelay:
             except OSError:
                 return None
             worker.setblocking(True)
+            self.accepted_inode = os.fstat(worker.fileno()).st_ino
+            credentials = worker.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)
+            self.connected_pid = struct.unpack("=3i", credentials)[0] or None
             self._connected.set()
             return worker
         return None

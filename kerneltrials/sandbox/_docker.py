@@ -35,7 +35,14 @@ from kerneltrials.sandbox._base import (
 )
 from kerneltrials.sandbox._cgroups import cpu_time_of_pid, limit_events_of_pid
 from kerneltrials.sandbox._channel import CHANNEL_ENV, UnixChannelRelay
+from kerneltrials.sandbox._container_host import (
+    ContainerHost,
+    EngineFreezer,
+    channel_peer_inode,
+    peer_lookup_works,
+)
 from kerneltrials.sandbox._env import redact, trim
+from kerneltrials.sandbox._freezer import Freezer
 from kerneltrials.sandbox._job import is_cpu_limit_hit, sanitize_job_env, signal_from_returncode
 from kerneltrials.sandbox._privilege import hand_over, privilege_report, resolve_job_user
 from kerneltrials.sandbox._registry import register_sandbox
@@ -77,6 +84,34 @@ class DockerJob(SandboxedProcess):
         self._limit_events: tuple[bool, bool] | None = None
         self._pid = self._read_pid()
         self._cpu_seen_s: float | None = None  # the last CPU account read (host cgroup)
+        self._host = ContainerHost(self._pid)
+        self._peer_inode: int | None = None
+        host_freezer = self._host.freezer()
+        self._freezer = EngineFreezer(container.pause, container.unpause, host_freezer)
+        self.isolation["freezer"] = self._freezer.kind
+
+    def _job_freezer(self) -> Freezer | None:
+        return self._freezer if self._exit is None else None
+
+    def pids(self) -> list[int]:
+        return self._host.pids() if self._exit is None else []
+
+    def cpu_time_breakdown(self) -> dict[str, float] | None:
+        return self._host.cpu_breakdown() if self._exit is None else None
+
+    def _channel_peer_inode(self) -> int | None:
+        if self._peer_inode is None and self.isolation.get("channel_holder") == "socket-inode":
+            # Known once the worker has connected; it never changes after.
+            self._peer_inode = channel_peer_inode(self._relay.accepted_inode, self._pid)
+        return self._peer_inode
+
+    def _main_pid(self) -> int | None:
+        """The process that connected to the channel (SO_PEERCRED), while it is still in
+        the container; else the container's main process (``State.Pid``: its init)."""
+        connected = self._relay.connected_pid
+        if connected is not None and connected in self.pids():
+            return connected
+        return self._pid or None
 
     def cpu_time_s(self) -> float | None:
         """The container's CPU account, read from the host's cgroup (local engines only);
@@ -111,6 +146,9 @@ class DockerJob(SandboxedProcess):
         self._limit_events = self._read_limit_events()  # the cgroup vanishes with the container
         self.cpu_time_s()
         self._killed_by_harness = True
+        if self._freezer.is_frozen():
+            self._host.kill_frozen()
+            self._freezer.thaw()
         try:
             self.container.kill()
         except docker.errors.APIError:
@@ -202,6 +240,7 @@ class DockerSandbox(Sandbox):
         self.bind_host_runtime = bind_host_runtime
         self.init = init
         self.user = resolve_job_user(user)
+        self._peer_lookup = peer_lookup_works()
         try:
             self.client = (
                 docker.client.DockerClient(base_url=base_url)
@@ -234,6 +273,8 @@ class DockerSandbox(Sandbox):
             "pids_limit": "engine",
             "cpu_accounting": "host cgroup (local engines)",
             "group_kill": "container",
+            "freezer": "engine",  # per job: the host freezer that confirms the pause
+            "channel_holder": "socket-inode" if self._peer_lookup else "peercred",
             "missing": [],
         }
 
@@ -257,6 +298,7 @@ class DockerSandbox(Sandbox):
             raise SandboxStartError(f"cannot start container for {job.label}: {error}") from error
         isolation = self.features()
         isolation["scratch_quota_bytes"] = job.limits.scratch_bytes
+        isolation["channel_holder"] = "socket-inode" if self._peer_lookup else "peercred"
         return DockerJob(container, relay, job, isolation)
 
     def _argv(self, job: JobSpec) -> list[str]:

@@ -17,6 +17,7 @@ from typing import Any
 from kerneltrials.sandbox._base import ExitInfo, JobSpec, SandboxedProcess
 from kerneltrials.sandbox._cgroups import JobCgroup
 from kerneltrials.sandbox._env import is_secret_name, redact, trim
+from kerneltrials.sandbox._freezer import Freezer
 
 #: Bytes of each captured stream read back (head and tail); the rest is never loaded.
 _CAPTURE_EDGE_BYTES = 64 * 1024
@@ -85,6 +86,8 @@ class ProcessJob(SandboxedProcess):
         log_dir: Path,
         cgroup: JobCgroup | None,
         isolation: dict[str, Any],
+        freezer: Freezer | None = None,
+        channel_peer_inode: int | None = None,
     ) -> None:
         self.popen = popen
         self.channel = channel
@@ -94,11 +97,32 @@ class ProcessJob(SandboxedProcess):
         self._cgroup = cgroup
         self._deadline = time.monotonic() + job.limits.wall_timeout_s
         self._exit: ExitInfo | None = None
+        self._freezer = freezer
+        self._peer_inode = channel_peer_inode  # the socketpair end the worker inherited
 
     def cpu_time_s(self) -> float | None:
         if self._exit is not None:
             return self._exit.cpu_time_s
         return self._cgroup.cpu_time_s() if self._cgroup is not None else None
+
+    def cpu_time_breakdown(self) -> dict[str, float] | None:
+        if self._exit is not None or self._cgroup is None:
+            return None
+        return self._cgroup.cpu_breakdown()
+
+    def _job_freezer(self) -> Freezer | None:
+        return self._freezer if self._exit is None else None
+
+    def pids(self) -> list[int]:
+        if self._exit is not None or self._cgroup is None:
+            return []
+        return sorted(self._cgroup.member_pids())
+
+    def _channel_peer_inode(self) -> int | None:
+        return self._peer_inode
+
+    def _main_pid(self) -> int | None:
+        return self.popen.pid if self._exit is None else None
 
     def _kill_everything(self) -> None:
         if self._cgroup is not None:

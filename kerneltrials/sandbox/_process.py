@@ -27,6 +27,7 @@ from kerneltrials.sandbox._base import (
 )
 from kerneltrials.sandbox._cgroups import JobCgroup, create_job_cgroup
 from kerneltrials.sandbox._channel import CHANNEL_ENV
+from kerneltrials.sandbox._freezer import Freezer, SigstopFreezer
 from kerneltrials.sandbox._job import ProcessJob, sanitize_job_env
 from kerneltrials.sandbox._namespaces import level_command, probe_level, resolve_isolation_level
 from kerneltrials.sandbox._privilege import (
@@ -35,6 +36,7 @@ from kerneltrials.sandbox._privilege import (
     resolve_job_user,
     unreachable_ancestor,
 )
+from kerneltrials.sandbox._procfs import socket_inode
 from kerneltrials.sandbox._registry import register_sandbox
 from kerneltrials.sandbox._view import view_report
 
@@ -60,12 +62,17 @@ class ProcessSandbox(Sandbox):
         cgroups: set False to skip cgroup limits (they are reported missing).
         user: ``"UID:GID"`` jobs run as when the harness is root (default ``65534:65534``);
             a harness that is not root runs jobs as itself (still without privileges).
+        freezer: ``auto`` (the job cgroup's freezer, else SIGSTOP of its members) or
+            ``sigstop`` (always the fallback: for tests, or a machine whose freezer hangs).
     """
 
     name = "process"
 
     def __init__(self, isolation: str = "auto", cgroups: bool = True,
-                 user: str | None = None) -> None:
+                 user: str | None = None, freezer: str = "auto") -> None:
+        if freezer not in ("auto", "sigstop"):
+            raise ValueError(f"freezer={freezer!r}: expected 'auto' or 'sigstop'")
+        self.freezer = freezer
         self.user = resolve_job_user(user)
         self._user_spec = user
         self.level, self._level_problems = resolve_isolation_level(isolation, user)
@@ -95,6 +102,8 @@ class ProcessSandbox(Sandbox):
             "pids_limit": None,
             "cpu_accounting": None,
             "group_kill": "process-group",
+            "freezer": None,
+            "channel_holder": "socket-inode",
             "missing": missing,
         }
 
@@ -107,7 +116,9 @@ class ProcessSandbox(Sandbox):
         if self.level == "bwrap":
             isolation["scratch_quota_bytes"] = job.limits.scratch_bytes
         cgroup = self._create_cgroup(job, isolation)
+        freezer = self._freezer(cgroup, isolation)
         parent_end, child_end = socket.socketpair()
+        peer_inode = socket_inode(child_end.fileno())
         log_dir = make_scratch_dir("logs")
         env = sanitize_job_env(job.env, job.scratch_dir)
         env[CHANNEL_ENV] = f"fd:{child_end.fileno()}"
@@ -120,7 +131,7 @@ class ProcessSandbox(Sandbox):
             raise SandboxStartError(f"cannot start {job.label}: {error}") from error
         finally:
             child_end.close()
-        return ProcessJob(popen, parent_end, job, log_dir, cgroup, isolation)
+        return ProcessJob(popen, parent_end, job, log_dir, cgroup, isolation, freezer, peer_inode)
 
     def _check_can_start(self, job: JobSpec) -> None:
         """A job that could not start unprivileged is the harness's failure, said early."""
@@ -150,6 +161,21 @@ class ProcessSandbox(Sandbox):
             isolation["cpu_accounting"] = version if cgroup.cpu_time_s() is not None else None
             isolation["group_kill"] = version
         return cgroup
+
+    def _freezer(self, cgroup: JobCgroup | None, isolation: dict[str, Any]) -> Freezer | None:
+        if cgroup is None:
+            isolation["missing"].append("freezer: needs a job cgroup")
+            return None
+        freezer = cgroup.freezer() if self.freezer == "auto" else None
+        if freezer is None:
+            if self.freezer == "auto":
+                isolation["missing"].append(
+                    "freezer: no cgroup freezer here; the job is stopped with SIGSTOP of "
+                    "every member of its cgroup (a stopped parent sees SIGCHLD)"
+                )
+            freezer = SigstopFreezer(cgroup.member_pids)
+        isolation["freezer"] = freezer.kind
+        return freezer
 
     def _spawn(
         self,

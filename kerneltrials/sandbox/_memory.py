@@ -1,0 +1,166 @@
+"""Reading a job process's memory from the trusted side (``process_vm_readv``).
+
+The parent reads a frozen worker's output buffers directly, without asking the worker (whose
+every byte the candidate controls) to copy or send anything. Only pids of the given job
+are read: the pid is checked against the job's cgroup before and after the read (a pid
+that left the job in between, e.g. reused by a host process, discards the bytes).
+
+Permissions: the kernel applies ptrace's access check (``PTRACE_MODE_ATTACH_REALCREDS``).
+A root harness (``CAP_SYS_PTRACE`` in the initial user namespace) may read any job
+process, even one that made itself non-dumpable; a harness that is not root needs the
+same uid as the job and a Yama ``ptrace_scope`` of 0, which the sandbox's own user drop
+rules out: the error says so. See docs/design/sandbox.md ("Measuring a job from outside").
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import os
+from collections.abc import Sequence
+
+from kerneltrials.sandbox._base import SandboxedProcess
+
+#: Remote ranges per syscall (the kernel's UIO_MAXIOV).
+_IOV_MAX = 1024
+#: Bytes per syscall: the kernel caps one call at MAX_RW_COUNT (2 GiB less a page); long
+#: ranges are split into pieces of this size, several pieces per call.
+_CHUNK_BYTES = 1 << 30
+
+
+class MemoryReadError(RuntimeError):
+    """The harness could not read the job's memory (a harness failure, or a range the
+    job does not have mapped: the caller decides which it is)."""
+
+
+class ProcessNotInJobError(MemoryReadError):
+    """The pid is not a process of this job: never read."""
+
+
+class _IoVec(ctypes.Structure):
+    _fields_ = [("iov_base", ctypes.c_void_p), ("iov_len", ctypes.c_size_t)]
+
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_readv = _libc.process_vm_readv
+_readv.restype = ctypes.c_ssize_t
+_readv.argtypes = [
+    ctypes.c_int,
+    ctypes.POINTER(_IoVec),
+    ctypes.c_ulong,
+    ctypes.POINTER(_IoVec),
+    ctypes.c_ulong,
+    ctypes.c_ulong,
+]
+
+
+def read_process_memory(
+    job: SandboxedProcess, pid: int, address: int, length: int
+) -> bytearray:
+    """``length`` bytes at ``address`` in job process ``pid`` (a host pid from ``job.pids()``),
+    in a fresh ``bytearray`` (not copied again into ``bytes``: that halves the bandwidth).
+
+    Raises:
+        ProcessNotInJobError: ``pid`` is not (or no longer) a process of ``job``.
+        MemoryReadError: no permission, the process is gone, or the range is not all
+            mapped and readable in it (a short read: nothing partial is returned).
+    """
+    return read_process_memory_many(job, pid, [(address, length)])[0]
+
+
+def read_process_memory_many(
+    job: SandboxedProcess, pid: int, ranges: Sequence[tuple[int, int]]
+) -> list[bytearray]:
+    """The bytes of several ``(address, length)`` ranges of job process ``pid``, read with
+    as few syscalls as the kernel allows (1024 ranges or 1 GiB per call)."""
+    buffers = [bytearray(length) for _, length in ranges]
+    read_process_memory_into(
+        job, pid, [(address, buffer) for (address, _), buffer in zip(ranges, buffers, strict=True)]
+    )
+    return buffers
+
+
+def read_process_memory_into(
+    job: SandboxedProcess, pid: int, requests: Sequence[tuple[int, bytearray | memoryview]]
+) -> None:
+    """Fill each writable buffer with the bytes at its address in job process ``pid``, no
+    intermediate copy (the fast path: e.g. straight into a NumPy array's memory)."""
+    _check_member(job, pid)
+    pieces = _pieces(requests)
+    for start in range(0, len(pieces), _IOV_MAX):
+        batch = pieces[start : start + _IOV_MAX]
+        while batch:
+            size = 0
+            count = 0
+            for _, _, length in batch:
+                if count and size + length > _CHUNK_BYTES:
+                    break
+                size += length
+                count += 1
+            _read_batch(pid, batch[:count])
+            batch = batch[count:]
+    _check_member(job, pid)  # the pid was the job's all along: the bytes are its
+
+
+def _pieces(
+    requests: Sequence[tuple[int, bytearray | memoryview]],
+) -> list[tuple[int, int, int]]:
+    """(remote address, local address, length) pieces of at most ``_CHUNK_BYTES`` each."""
+    pieces = []
+    for address, buffer in requests:
+        view = memoryview(buffer).cast("B")
+        if view.readonly:
+            raise ValueError("read_process_memory_into needs writable buffers")
+        if not view.nbytes:
+            continue
+        local = ctypes.addressof(ctypes.c_char.from_buffer(view))
+        for offset in range(0, view.nbytes, _CHUNK_BYTES):
+            length = min(_CHUNK_BYTES, view.nbytes - offset)
+            pieces.append((address + offset, local + offset, length))
+    return pieces
+
+
+def _read_batch(pid: int, pieces: list[tuple[int, int, int]]) -> None:
+    count = len(pieces)
+    local = (_IoVec * count)(*[_IoVec(piece[1], piece[2]) for piece in pieces])
+    remote = (_IoVec * count)(*[_IoVec(piece[0], piece[2]) for piece in pieces])
+    wanted = sum(piece[2] for piece in pieces)
+    done = _readv(pid, local, count, remote, count, 0)
+    if done < 0:
+        raise MemoryReadError(_explain(pid, ctypes.get_errno(), pieces[0][0]))
+    if done != wanted:
+        failed = _first_unread(pieces, done)
+        raise MemoryReadError(
+            f"short read from pid {pid}: {done} of {wanted} bytes; the range at "
+            f"{failed:#x} is not mapped and readable in the job's process"
+        )
+
+
+def _first_unread(pieces: list[tuple[int, int, int]], done: int) -> int:
+    for remote, _, length in pieces:
+        if done < length:
+            return remote + done
+        done -= length
+    return pieces[-1][0]
+
+
+def _explain(pid: int, code: int, address: int) -> str:
+    name = errno.errorcode.get(code, str(code))
+    if code == errno.EPERM:
+        return (
+            f"process_vm_readv of pid {pid}: EPERM: the harness may not read it (needs "
+            "root/CAP_SYS_PTRACE, or the same uid and Yama ptrace_scope 0)"
+        )
+    if code == errno.ESRCH:
+        return f"process_vm_readv of pid {pid}: ESRCH: the process is gone"
+    if code == errno.EFAULT:
+        return f"process_vm_readv of pid {pid}: EFAULT: {address:#x} is not mapped in it"
+    return f"process_vm_readv of pid {pid}: {name} ({os.strerror(code)})"
+
+
+def _check_member(job: SandboxedProcess, pid: int) -> None:
+    members = job.pids()
+    if pid not in members:
+        raise ProcessNotInJobError(
+            f"pid {pid} is not a process of this job (its processes: {members}); not read"
+        )

@@ -1,0 +1,47 @@
+"""Host ``/proc`` reads about a job's processes: which of them holds a socket, in what
+order they started. Read by the (root) harness from outside; the job cannot change what
+the kernel reports here. See docs/design/sandbox.md ("Measuring a job from outside").
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+
+
+def holds_socket(pid: int, inode: int) -> bool:
+    """Does any descriptor of ``pid`` refer to the socket with ``inode``?"""
+    target = f"socket:[{inode}]"
+    try:
+        names = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return False
+    for name in names:
+        try:
+            if os.readlink(f"/proc/{pid}/fd/{name}") == target:
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def start_ticks(pid: int) -> int:
+    """When ``pid`` started (clock ticks since boot); a large number when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rpartition(")")[2].split()
+        return int(fields[19])  # field 22 of stat(5); fields[0] is field 3
+    except (OSError, IndexError, ValueError):
+        return 1 << 62
+
+
+def socket_holders(pids: Iterable[int], inode: int) -> list[int]:
+    """The ``pids`` holding socket ``inode``, oldest first (a worker before the children it
+    forked, which inherit its descriptors)."""
+    holders = [pid for pid in pids if holds_socket(pid, inode)]
+    return sorted(holders, key=lambda pid: (start_ticks(pid), pid))
+
+
+def socket_inode(fd: int) -> int:
+    """The inode of an open socket descriptor (what ``/proc/<pid>/fd`` links name)."""
+    return os.fstat(fd).st_ino
