@@ -30,7 +30,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from kerneltrials.verifier._build import BuildRequest, describe_build, load_artifact  # noqa: E402
+from kerneltrials.verifier.builds._jobs import describe_build  # noqa: E402
+from kerneltrials.verifier.protocol import BuildRequest  # noqa: E402
+from kerneltrials.verifier.worker._load_artifact import load_artifact  # noqa: E402
 
 SOURCES = HERE / "build_candidates"
 CPU_OMP = {"extra_cflags": ["-O3", "-fopenmp"], "extra_ldflags": ["-fopenmp"]}
@@ -93,7 +95,7 @@ def time_stock(spec: dict, scratch: Path) -> tuple[float, float]:
 
 def time_ours(spec: dict, cache: Path) -> tuple[float, float, dict]:
     """(wall seconds, compiler CPU seconds, details) of our build plus loading it."""
-    from kerneltrials.verifier._compiler import build_extension
+    from kerneltrials.verifier.builds._compiler import build_extension
 
     cpu, started = _children_cpu_s(), time.perf_counter()
     artifact = build_extension(request_for(spec), root=cache)
@@ -114,10 +116,10 @@ def clear_bindings(toolchain: Path) -> None:
 
 def prepare_pchs(specs: list[dict]) -> dict[str, float]:
     """Build the PCH of each candidate's flag set once; its one-time cost per candidate."""
-    from kerneltrials.verifier._buildcache import BuildCache
-    from kerneltrials.verifier._compiler import toolchain_root
-    from kerneltrials.verifier._fastbuild import BINDING_NAME, ensure_pch, find_fast_cxx
-    from kerneltrials.verifier._stockflags import stock_flags
+    from kerneltrials.verifier.builds._cache import BuildCache
+    from kerneltrials.verifier.builds._compiler import toolchain_root
+    from kerneltrials.verifier.builds._fast import BINDING_NAME, ensure_pch, find_fast_cxx
+    from kerneltrials.verifier.builds._stock_flags import stock_flags
 
     cxx, store = find_fast_cxx(), BuildCache(toolchain_root(), verify_hash=False)
     firsts = {}
@@ -145,7 +147,7 @@ def run(specs: list[dict]) -> list[dict]:
             rows.append({"name": spec["name"], "stock_s": stock_s, "cold_s": cold_s,
                          "warm_s": warm_s, "pch_s": firsts[spec["name"]],
                          "stock_cpu_s": stock_cpu_s, "cold_cpu_s": cold_cpu_s,
-                         "path": describe_build({"details": details}), "load": os.getloadavg()[0]})
+                         "path": describe_build(details), "load": os.getloadavg()[0]})
             print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
     return rows
 
@@ -180,7 +182,7 @@ def main() -> None:
         # The run stage has torch and the verifier imported already: time the hit alone.
         import torch  # noqa: F401
 
-        import kerneltrials.verifier._compiler  # noqa: F401
+        import kerneltrials.verifier.builds._compiler  # noqa: F401
 
         spec = next(s for s in CANDIDATES if s["name"] == args.warm_one)
         warm_s, _, _ = time_ours(spec, Path(args.cache))

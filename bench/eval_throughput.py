@@ -46,7 +46,7 @@ def run_all(executor, sources: list[str], concurrency: int) -> tuple[float, list
 
 
 def speedups_alone(executor, source: str, repeats: int) -> list[float]:
-    return [executor.verify(TASK, source, 7)["speedup"] for _ in range(repeats)]
+    return [executor.verify(TASK, source, 7).speedup for _ in range(repeats)]
 
 
 def speedups_with_builds(executor, source: str, repeats: int) -> list[float]:
@@ -59,7 +59,7 @@ def speedups_with_builds(executor, source: str, repeats: int) -> list[float]:
     background = threading.Thread(target=keep_building, daemon=True)
     background.start()
     try:
-        return [executor.verify(TASK, source, 7)["speedup"] for _ in range(repeats)]
+        return [executor.verify(TASK, source, 7).speedup for _ in range(repeats)]
     finally:
         stop.set()
         background.join(timeout=600)
@@ -92,7 +92,7 @@ def main() -> None:
     print(f"{'one after another':<24}{n:>9}{seq_s:>10.1f}{60 * n / seq_s:>14.2f}")
     print(f"{'pipelined (Ray)':<24}{n:>9}{pipe_s:>10.1f}{60 * n / pipe_s:>14.2f}")
     print(f"pipelined / sequential throughput: {seq_s / pipe_s:.2f}x  "
-          f"(statuses: {sorted({v['status'] for v in verdicts})})")
+          f"(statuses: {sorted({v.status for v in verdicts})})")
     print(f"speedup measured alone:        {spread(alone)}")
     print(f"speedup measured under builds: {spread(busy)}")
 

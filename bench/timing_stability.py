@@ -2,7 +2,7 @@
 
 ``native``: every process keeps the runtime it links (torch: libgomp; fast-path OpenMP
 candidates: LLVM libomp beside it). ``libomp`` (the default): both workers preload libomp
-with a bounded spin and rest between batches (kerneltrials/verifier/_openmp.py).
+with a bounded spin and rest between batches (kerneltrials/verifier/harness/_openmp.py).
 
 The same candidates are checked several times per setup, the setups interleaved in one
 run so that drifts of the machine hit both; the script prints, per setup and candidate,

@@ -7,12 +7,13 @@ invoked, so ``kerneltrials --help`` stays instant and optional SDKs load on dema
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import sys
 from typing import Any
 
 import click
 
-from kerneltrials import __version__
+from kerneltrials._version import __version__
 
 #: command name -> (module, attribute, one-line help shown by ``--help``)
 COMMANDS: dict[str, tuple[str, str, str]] = {

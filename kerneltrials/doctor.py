@@ -35,7 +35,7 @@ def _nvcc_release(nvcc: str) -> str | None:
 
 
 def compiler_findings() -> list[Finding]:
-    from kerneltrials.verifier._fastbuild import find_fast_cxx, find_linker
+    from kerneltrials.verifier.builds._fast import find_fast_cxx, find_linker
 
     version = version_line("c++")
     findings = [Finding("compilers", "c++", version is not None, version or "not found",
@@ -62,7 +62,7 @@ def compiler_findings() -> list[Finding]:
 
 def _cuda_split_finding(fast_cxx: str | None) -> Finding:
     """CUDA sources as a host unit (clang) and a device unit (nvcc): docs/design/builds.md."""
-    from kerneltrials.verifier._cudaunits import is_split_enabled
+    from kerneltrials.verifier.builds.cuda._units import is_split_enabled
 
     name = "CUDA split builds"
     if not is_split_enabled():
@@ -79,7 +79,7 @@ def _cuda_split_finding(fast_cxx: str | None) -> Finding:
 
 def _openmp_finding(fast_cxx: str | None) -> Finding:
     """The OpenMP runtime CPU timings run on (docs/design/timing.md)."""
-    from kerneltrials.verifier._openmp import OPENMP_ENV, preloaded_openmp
+    from kerneltrials.verifier.harness._openmp import OPENMP_ENV, preloaded_openmp
 
     name = "OpenMP runtime (CPU timing)"
     library = preloaded_openmp("cpu")

@@ -18,12 +18,16 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from kerneltrials.verifier.verdict import Verdict
+
 NOISE_BAND = 1.05
 SUSPICIOUS_CAP = 0.5
 
 
-def reward_from_verdict(verdict: Mapping[str, Any]) -> float:
-    """The reward of one verdict dict (see the module docstring)."""
+def reward_from_verdict(verdict: Verdict | Mapping[str, Any]) -> float:
+    """The reward of one verdict, a ``Verdict`` or its JSON form (see the module docstring)."""
+    if isinstance(verdict, Verdict):
+        verdict = verdict.to_dict()
     if verdict.get("status") != "correct":
         return 0.0
     speedup = verdict.get("speedup")
@@ -38,9 +42,9 @@ def reward_from_verdict(verdict: Mapping[str, Any]) -> float:
 
 def reward(task: str | Path, source: str, *, backend: str = "cpu", **check_options: Any) -> float:
     """Verify ``source`` on ``task`` (in the sandbox, as ``check`` does) and reward it."""
-    from kerneltrials.verifier import check
+    from kerneltrials.verifier import check  # heavy (torch): reward_from_verdict needs none
 
-    return reward_from_verdict(check(task, source, backend=backend, **check_options).to_dict())
+    return reward_from_verdict(check(task, source, backend=backend, **check_options))
 
 
 def reward_many(pairs: Iterable[tuple[str | Path, str]], *, backend: str = "cpu",
@@ -49,8 +53,11 @@ def reward_many(pairs: Iterable[tuple[str | Path, str]], *, backend: str = "cpu"
     """Rewards for many (task, source) pairs, verified through the scheduler.
 
     ``executor="ray"`` spreads builds and runs over a Ray cluster (a local one by default);
-    ``"local"`` runs them in this process's threads. Order follows ``pairs``.
+    ``"local"`` runs them in this process's threads. Order follows ``pairs``. An ``error``
+    verdict (the machine's fault) is verified again, twice at most (``verify_retrying``).
     """
+    # Heavy (the scheduler and the task loader): a trainer scoring stored verdicts with
+    # reward_from_verdict imports none of them.
     from kerneltrials.scheduler import resolve_executor
     from kerneltrials.tasks import load_task
     from kerneltrials.verifier import CheckOptions
@@ -60,5 +67,5 @@ def reward_many(pairs: Iterable[tuple[str | Path, str]], *, backend: str = "cpu"
     kwargs = {"address": ray_address} if executor == "ray" else {}
     with resolve_executor(executor, check_options, **kwargs) as runner:
         with ThreadPoolExecutor(max_workers=max(1, max_concurrency)) as pool:
-            verdicts = list(pool.map(lambda item: runner.verify(*item), items))
+            verdicts = list(pool.map(lambda item: runner.verify_retrying(*item), items))
     return [reward_from_verdict(verdict) for verdict in verdicts]

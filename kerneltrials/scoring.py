@@ -13,6 +13,11 @@ The rules (docs/design/interfaces.md, "fast_p"; decided here where it is silent)
   chosen per baseline, since eager and ``torch.compile`` may prefer different kernels.
 - ``error`` and ``not_run`` verdicts are excluded and counted in ``excluded`` (per verdict);
   a task whose only verdicts are excluded leaves the denominator (``excluded_tasks``).
+- A ``suspicious`` verdict (a speedup flagged as implausible, see the verifier's speed
+  checks) never counts in the headline fast_p until it is re-verified: it is correct (it
+  counts in fast_0) but its speedup is not used, so it is fast at no p > 0 and stays out
+  of the geomean; a run's verified figures come from ``kerneltrials verify``'s
+  re-measurement instead.
 - A task is fast at p iff its verdict is ``correct`` and ``speedup > p`` (strict: a
   speedup exactly equal to p is not fast). A speedup is a ratio of positive times, so
   fast_0 is the correctness rate; a correct verdict without a usable speedup (None, NaN,
@@ -67,6 +72,8 @@ class Scorable(Protocol):
     @property
     def speedup_compile(self) -> float | None: ...
     @property
+    def suspicious(self) -> bool: ...
+    @property
     def sample(self) -> int: ...
     @property
     def prompt_tokens(self) -> int: ...
@@ -84,6 +91,7 @@ class ScoredAttempt:
     status: str
     speedup: float | None = None
     speedup_compile: float | None = None
+    suspicious: bool = False
     sample: int = 0
     round: int = 0
     prompt_tokens: int = 0
@@ -150,6 +158,8 @@ def usable_speedup(value: float | None) -> float | None:
 def _speedup_for(attempt: Scorable, baseline: str) -> float | None:
     if baseline not in BASELINES:
         raise ValueError(f"baseline must be one of {', '.join(BASELINES)}, not {baseline!r}")
+    if attempt.suspicious:  # not counted until re-verified (see the module docstring)
+        return None
     raw = attempt.speedup_compile if baseline == "compile" else attempt.speedup
     return usable_speedup(raw)
 

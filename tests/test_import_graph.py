@@ -23,28 +23,7 @@ PACKAGE_ROOT = Path(__file__).resolve().parent.parent / PACKAGE
 # modules of one strongly connected component of the graph. The list may only shrink: the
 # test fails on a cycle that is not listed AND on a listed cycle that no longer exists, so
 # whoever breaks a cycle deletes its entry here.
-KNOWN_CYCLES: list[frozenset[str]] = [
-    # HANDLERS in _worker_ops is filled at its bottom from the operation modules, which
-    # import _worker_ops back for its helpers (and _integrity for its snapshots).
-    frozenset({
-        "kerneltrials.verifier._integrity",
-        "kerneltrials.verifier._worker_backward",
-        "kerneltrials.verifier._worker_ops",
-        "kerneltrials.verifier._worker_profile",
-        "kerneltrials.verifier._worker_run",
-    }),
-    # The backward stage is called from the stage list and uses its helpers.
-    frozenset({"kerneltrials.verifier._backward", "kerneltrials.verifier._stages"}),
-    # The root package's lazy ``__getattr__`` imports ``rewards`` (-> scheduler -> _eval),
-    # and ``_eval`` imports ``__version__`` from the root package. Goes away when
-    # ``__version__`` lives in a leaf module that every user imports instead.
-    frozenset({
-        "kerneltrials",
-        "kerneltrials.rewards",
-        "kerneltrials.scheduler",
-        "kerneltrials.scheduler._eval",
-    }),
-]
+KNOWN_CYCLES: list[frozenset[str]] = []
 
 
 def module_name(path: Path) -> str:

@@ -8,7 +8,7 @@ import pytest
 
 import kerneltrials
 from kerneltrials.rewards import reward_from_verdict
-from kerneltrials.verifier import QUICK_TIMING, CheckOptions
+from kerneltrials.verifier import QUICK_TIMING, CheckOptions, Verdict
 from tests.verifier.candidates import candidate
 
 
@@ -39,6 +39,14 @@ def test_reward_is_monotone_in_speedup() -> None:
     values = [reward_from_verdict({"status": "correct", "speedup": s})
               for s in (0.25, 0.6, 1.2, 1.5, 2.5, 3.5)]
     assert values == sorted(values) and len(set(values)) == len(values)
+
+
+def test_a_verdict_object_earns_what_its_json_form_earns() -> None:
+    fast = Verdict(task="L1/relu", backend="cpu", status="correct", speedup=2.0)
+    flagged = fast.model_copy(update={"speedup": 8.0, "suspicious": True})
+    assert reward_from_verdict(fast) == reward_from_verdict(fast.to_dict()) == 0.75
+    assert reward_from_verdict(flagged) == 0.5
+    assert reward_from_verdict(Verdict.no_code("L1/relu", "cpu", "strict")) == 0.0
 
 
 @pytest.mark.slow

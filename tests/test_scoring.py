@@ -88,6 +88,21 @@ def test_correct_but_slow_counts_for_fast_0_only() -> None:
     assert report.fast_p == {"0": 1.0, "1": 0.0, "1.5": 0.0, "2": 0.0}
 
 
+def test_a_suspicious_correct_verdict_is_correct_but_never_fast() -> None:
+    """A flagged speedup is not counted until re-verified: fast_0 yes, fast_p>0 no."""
+    report = score_attempts([an_attempt(speedup=40.0, suspicious=True)], ["L1/a"], p_values=P)
+    assert report.fast_p == {"0": 1.0, "1": 0.0, "1.5": 0.0, "2": 0.0}
+    assert report.tasks[0].speedup is None
+
+
+def test_an_honest_correct_attempt_beats_a_suspicious_faster_one() -> None:
+    attempts = [an_attempt(speedup=40.0, suspicious=True, sample=0),
+                an_attempt(speedup=1.2, sample=1)]
+    report = score_attempts(attempts, ["L1/a"], p_values=P)
+    assert report.tasks[0].speedup == 1.2
+    assert report.fast_p == {"0": 1.0, "1": 1.0, "1.5": 0.0, "2": 0.0}
+
+
 @pytest.mark.parametrize(
     "status", ["incorrect", "compile_error", "runtime_error", "timeout", "rejected"]
 )

@@ -1,9 +1,8 @@
 """Strategies: how an agent turns a task into candidates (one-shot, refine, coder-judge, ...).
 
 A strategy gets the provider and a ``verify`` callable injected (candidate source ->
-verdict dict, the JSON shape of docs/design/interfaces.md, "Verdict"), so it runs the same
-against the real
-verifier, a scheduler, or a test's tiny judge. It returns every attempt it made; the
+``Verdict``, see docs/design/interfaces.md, "Verdict"), so it runs the same against the
+real verifier, a scheduler, or a test's tiny judge. It returns every attempt it made; the
 caller stores them (trajectory, tokens, cost) and scores the best (``best_attempt``).
 """
 
@@ -17,8 +16,10 @@ from typing import Any, ClassVar
 from kerneltrials.agents._provider import CallKey, Completion, Message, Provider
 from kerneltrials.agents.extract import NO_CODE_REASON, extract_code
 from kerneltrials.agents.prompts import initial_messages
+from kerneltrials.verifier.verdict import Status, Verdict
 
-Verify = Callable[[str], dict[str, Any]]
+#: Candidate source -> its verdict (the executor's ``verify``, or a test's judge).
+Verify = Callable[[str], Verdict]
 
 ATTEMPT_VERSION = 1
 
@@ -33,6 +34,9 @@ class StrategyContext:
     hardware: str  # describe_hardware(...) output
     configs: tuple[Mapping[str, Any], ...] = ()  # public configurations only
     max_tokens: int = 8192  # per reply
+    #: The task's comparison policy ("strict" / "mixed": ``TaskSpec.default_policy()``
+    #: unless forced), stamped on the verdict of a reply without code; needed for one.
+    policy: str | None = None
 
 
 @dataclass(frozen=True)
@@ -51,7 +55,7 @@ class Attempt:
     round: int
     sample: int
     source: str | None  # None: the reply held no code
-    verdict: dict[str, Any]
+    verdict: Verdict
     calls: tuple[AgentCall, ...]  # the call that wrote ``source`` is last
     version: int = ATTEMPT_VERSION
 
@@ -127,21 +131,17 @@ class Strategy(ABC):
         return CallKey(context.task_id, self.name, round, sample, call)
 
 
-def no_code_verdict(context: StrategyContext) -> dict[str, Any]:
-    """The verdict of a reply without code: ``incorrect``, reason ``agent:no_code``."""
-    return {
-        "task": context.task_id,
-        "backend": context.backend,
-        "status": "incorrect",
-        "compiled": False,
-        "correct": False,
-        "speedup": None,
-        "configs": [],
-        "reasons": [NO_CODE_REASON],
-    }
+def no_code_verdict(context: StrategyContext) -> Verdict:
+    """The verdict of a reply without code: ``incorrect``, reason ``agent:no_code``, under
+    the task's policy (``context.policy``).
+
+    Raises:
+        ValueError: ``context.policy`` is not set.
+    """
+    return Verdict.no_code(context.task_id, context.backend, context.policy, NO_CODE_REASON)
 
 
 def best_attempt(attempts: Sequence[Attempt]) -> Attempt | None:
     """The correct attempt with the highest speedup (the earliest on a tie), else None."""
-    correct = [a for a in attempts if a.verdict.get("status") == "correct"]
-    return max(correct, key=lambda a: a.verdict.get("speedup") or 0.0, default=None)
+    correct = [a for a in attempts if a.verdict.status == Status.CORRECT]
+    return max(correct, key=lambda a: a.verdict.speedup or 0.0, default=None)

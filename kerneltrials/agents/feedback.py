@@ -13,12 +13,16 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from kerneltrials.verifier.verdict import Verdict
+
 REDACTED = "(detail withheld: it concerns a hidden configuration)"
 
 
-def format_feedback(verdict: Mapping[str, Any], *, max_detail_chars: int = 2000) -> str:
-    """A plain-text summary of a verdict dict (the JSON shape of
-    docs/design/interfaces.md, "Verdict")."""
+def format_feedback(verdict: Verdict | Mapping[str, Any], *, max_detail_chars: int = 2000) -> str:
+    """A plain-text summary of a ``Verdict``, or of its JSON form (``verdict.to_dict()``,
+    the shape of docs/design/interfaces.md, "Verdict")."""
+    if isinstance(verdict, Verdict):
+        verdict = verdict.to_dict()
     configs: Sequence[Mapping[str, Any]] = verdict.get("configs") or []
     public = [c for c in configs if c.get("kind") != "hidden"]
     hidden = [c for c in configs if c.get("kind") == "hidden"]

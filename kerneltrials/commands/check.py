@@ -100,7 +100,7 @@ def _screen(task: str, paths: tuple[Path, ...], backend: str, policy: str | None
             as_json: bool) -> None:
     """Static checks only, without importing torch: milliseconds per candidate."""
     from kerneltrials.tasks import TaskError, load_task
-    from kerneltrials.verifier._screen import static_verdict
+    from kerneltrials.verifier.static._screen import static_verdict
 
     try:
         spec = load_task(task)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -18,6 +18,9 @@ from kerneltrials.commands._common import (
     stderr_console,
     stdout_console,
 )
+
+if TYPE_CHECKING:
+    from kerneltrials.verifier.verdict import Verdict
 
 
 class RichReporter:
@@ -39,12 +42,11 @@ class RichReporter:
         self.bar = self.progress.add_task(f"eval {run}", total=total, completed=already_done,
                                           stats="")
 
-    def on_attempt(self, task_id: str, verdict: dict[str, Any], spend: Any) -> None:
+    def on_attempt(self, task_id: str, verdict: Verdict, spend: Any) -> None:
         with self._lock:
-            self.statuses[str(verdict.get("status"))] += 1
-            speedup = verdict.get("speedup")
-            if verdict.get("status") == "correct" and isinstance(speedup, int | float):
-                self.best[task_id] = max(self.best.get(task_id, 0.0), float(speedup))
+            self.statuses[str(verdict.status)] += 1
+            if verdict.status == "correct" and verdict.speedup is not None:
+                self.best[task_id] = max(self.best.get(task_id, 0.0), float(verdict.speedup))
             self._refresh(spend)
 
     def on_episode(self, task_id: str, outcome: str) -> None:
@@ -98,13 +100,16 @@ class RichReporter:
 @click.option("--compile-baseline/--no-compile-baseline", default=True, show_default=True,
               help="Also time torch.compile for speedup_compile.")
 @click.option("--quick", is_flag=True, help="Short, noisy timing (smoke runs, not for scores).")
+@click.option("--error-retries", type=click.IntRange(0, 10), default=2, show_default=True,
+              help="Verify an attempt again this many times while its verdict is `error` "
+                   "(a failure of the machine, never charged to the candidate).")
 @json_option
 def eval_command(model: str, agent: str, backend: str, selector: str, profile: str | None,
                  run_name: str | None, db: str | None, executor: str, ray_address: str | None,
                  max_concurrency: int, max_cost: float | None, resume: bool,
                  hidden_seed: int | None, samples: int | None, rounds: int | None,
                  base_url: str | None, record_path: str | None, compile_baseline: bool,
-                 quick: bool, as_json: bool) -> None:
+                 quick: bool, error_retries: int, as_json: bool) -> None:
     """Evaluate MODEL with AGENT on the selected tasks; every verdict is stored at once.
 
     Interrupt it at any time: `--resume --run NAME` continues without redoing finished
@@ -124,7 +129,7 @@ def eval_command(model: str, agent: str, backend: str, selector: str, profile: s
                         max_cost_usd=max_cost, resume=resume, hidden_seed=hidden_seed,
                         check=check, strategy_options=strategy_options,
                         provider_options={"base_url": base_url} if base_url else {},
-                        record_path=record_path)
+                        record_path=record_path, error_retries=error_retries)
     reporter = RichReporter()
     try:
         summary = run_eval(config, reporter)

@@ -13,7 +13,7 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
-from kerneltrials import __version__
+from kerneltrials._version import __version__
 from kerneltrials.leaderboard._collect import SiteData, SiteRun, collect_site
 from kerneltrials.leaderboard._highlight import highlight_css, highlight_source
 from kerneltrials.leaderboard._pages import index_page, run_plot, task_lines, task_pages

@@ -14,6 +14,8 @@ import sqlite3
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from kerneltrials.verifier.verdict import Verdict, migrate_verdict
+
 RECORD_VERSION = 1
 RUN_STATUSES = ("running", "finished", "stopped")
 
@@ -95,7 +97,7 @@ class AttemptRecord:
     status: str
     speedup: float | None
     speedup_compile: float | None
-    verdict: dict[str, Any]  # the full verdict JSON (see verifier.verdict.migrate_verdict)
+    verdict: Verdict  # the full verdict, read through ``migrate_verdict`` (any schema version)
     source: str | None
     timings: dict[str, Any]  # harness-side durations: generate_s, build_s, run_s, ...
     prompt_tokens: int
@@ -104,6 +106,11 @@ class AttemptRecord:
     transcript: list[Any]  # the agent's messages, as the provider returned them
     created_at: str
     version: int = RECORD_VERSION
+
+    @property
+    def suspicious(self) -> bool:
+        """The verdict's implausible-speedup flag (scoring leaves its speedup out)."""
+        return bool(self.verdict.suspicious)
 
     @property
     def key(self) -> tuple[str, int, int]:
@@ -121,7 +128,7 @@ class AttemptRecord:
             status=row["status"],
             speedup=row["speedup"],
             speedup_compile=row["speedup_compile"],
-            verdict=_loads(row["verdict"], {}),
+            verdict=migrate_verdict(_loads(row["verdict"], {})),
             source=row["source"],
             timings=_loads(row["timings"], {}),
             prompt_tokens=row["prompt_tokens"],
@@ -132,7 +139,8 @@ class AttemptRecord:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """JSON-ready fields (the verdict as ``Verdict.to_dict()``)."""
+        return {**asdict(self), "verdict": self.verdict.to_dict()}
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ import json
 import os
 import secrets
 import sqlite3
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -26,6 +27,7 @@ from kerneltrials.results._records import (
 )
 from kerneltrials.results._scoring import insert_scores
 from kerneltrials.results._shared import SharedTables
+from kerneltrials.verifier.verdict import Verdict, migrate_verdict
 
 
 def open_store(path: str | os.PathLike[str] | None = None, *, create: bool = True) -> ResultsStore:
@@ -144,7 +146,7 @@ class ResultsStore(SharedTables):
         self,
         run: str | RunRecord,
         task_id: str,
-        verdict: Any,
+        verdict: Verdict | Mapping[str, Any],
         *,
         round: int = 0,
         sample: int = 0,
@@ -159,7 +161,8 @@ class ResultsStore(SharedTables):
         """Commit one verdict the moment it exists.
 
         Args:
-            verdict: a ``Verdict`` or its JSON dict (validated; older versions migrated).
+            verdict: a ``Verdict``, or its JSON form (validated; older schema versions
+                migrated by ``migrate_verdict``).
             replace: overwrite an attempt with the same key (e.g. retrying an ``error``).
 
         Raises:
@@ -286,9 +289,7 @@ _UPSERT = (
 )
 
 
-def _verdict_dict(verdict: Any) -> dict[str, Any]:
-    """A verdict (model or dict) as validated JSON data in the current schema."""
-    from kerneltrials.verifier.verdict import Verdict, migrate_verdict
-
+def _verdict_dict(verdict: Verdict | Mapping[str, Any]) -> dict[str, Any]:
+    """A verdict (model or JSON) as validated JSON data in the current schema."""
     model = verdict if isinstance(verdict, Verdict) else migrate_verdict(dict(verdict))
     return model.to_dict()

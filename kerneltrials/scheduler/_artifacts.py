@@ -16,8 +16,8 @@ import json
 import tarfile
 from pathlib import Path
 
-from kerneltrials.verifier._buildcache import BuildCache, sha256_file
-from kerneltrials.verifier._compiler import library_store
+from kerneltrials.verifier.builds._cache import BuildCache, sha256_file
+from kerneltrials.verifier.builds._compiler import library_store
 
 _DIGESTS = ".digests.json"  # inside the archive only: name -> sha256 on the sending node
 

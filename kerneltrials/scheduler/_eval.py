@@ -2,7 +2,9 @@
 
 An episode is one task's agent session. Episodes run in threads (``max_concurrency``),
 each verdict comes from the executor (Ray by default) and is committed the moment it
-exists; a finished episode is marked so ``resume`` skips it. See docs/design/eval.md.
+exists; a finished episode is marked so ``resume`` skips it. An ``error`` verdict is the
+machine's fault: the attempt is verified again (``error_retries``) before it is stored,
+and one that stays ``error`` is excluded from the score. See docs/design/eval.md.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
-from kerneltrials import __version__
+from kerneltrials._version import __version__
 from kerneltrials.agents import (
     Attempt,
     ProviderUnavailable,
@@ -30,6 +32,7 @@ from kerneltrials.scheduler._provenance import git_commit, task_set_version
 from kerneltrials.scheduler._selector import select_tasks
 from kerneltrials.tasks import TaskSpec
 from kerneltrials.verifier import CheckOptions
+from kerneltrials.verifier.verdict import Verdict, resolve_policy
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,8 @@ class EvalConfig:
     provider_options: dict[str, Any] = field(default_factory=dict)
     strategy_options: dict[str, Any] = field(default_factory=dict)
     record_path: str | None = None  # also write every LLM call to this replay file
+    error_retries: int = 2  # verifications again after an ``error`` verdict (the machine's)
+    retry_backoff_s: float = 2.0  # first wait before such a retry; doubled each time
 
 
 class EvalReporter(Protocol):
@@ -60,7 +65,7 @@ class EvalReporter(Protocol):
 
     def on_start(self, run: str, total: int, already_done: int) -> None: ...
 
-    def on_attempt(self, task_id: str, verdict: dict[str, Any], spend: Spend) -> None: ...
+    def on_attempt(self, task_id: str, verdict: Verdict, spend: Spend) -> None: ...
 
     def on_episode(self, task_id: str, outcome: str) -> None: ...
 
@@ -68,7 +73,7 @@ class EvalReporter(Protocol):
 class _SilentReporter:
     def on_start(self, run: str, total: int, already_done: int) -> None: ...
 
-    def on_attempt(self, task_id: str, verdict: dict[str, Any], spend: Spend) -> None: ...
+    def on_attempt(self, task_id: str, verdict: Verdict, spend: Spend) -> None: ...
 
     def on_episode(self, task_id: str, outcome: str) -> None: ...
 
@@ -94,12 +99,13 @@ def _open_run(store: ResultsStore, config: EvalConfig,
             raise ValueError("--resume needs --run NAME (the run to continue)")
         run = store.reopen_run(config.run_name)
         return run, int(run.hidden_seed if run.hidden_seed is not None else 0)
-    from kerneltrials.verifier._hardware import hardware_fingerprint
+    from kerneltrials.verifier.harness._hardware import hardware_fingerprint
 
     seed = config.hidden_seed if config.hidden_seed is not None else secrets.randbits(31)
     settings = {"tasks": config.tasks, "max_concurrency": config.max_concurrency,
                 "max_cost_usd": config.max_cost_usd, "executor": config.executor,
                 "strategy_options": config.strategy_options,
+                "error_retries": config.error_retries,
                 "check": {k: v for k, v in asdict(config.check).items() if k != "timing"},
                 "timing": asdict(config.check.timing)}
     run = store.create_run(
@@ -138,10 +144,12 @@ class _Episodes:
         strategy.attempt_observer = lambda attempt: self._record(task, attempt, recorded)
         context = StrategyContext(task_id=task.id, task_source=task.source,
                                   backend=self.config.backend, hardware=self.hardware,
-                                  configs=tuple(task.public_configs(self.profile)))
+                                  configs=tuple(task.public_configs(self.profile)),
+                                  policy=resolve_policy(task, self.config.check.policy))
         try:
-            strategy.run(context, self.provider, lambda source: self.executor.verify(
-                task, source, self.seed, profile=strategy.wants_profile))
+            strategy.run(context, self.provider, lambda source: self.executor.verify_retrying(
+                task, source, self.seed, profile=strategy.wants_profile,
+                retries=self.config.error_retries, backoff_s=self.config.retry_backoff_s))
         except BudgetExhausted as error:
             self.halt(str(error))
             return "budget"
@@ -160,7 +168,7 @@ class _Episodes:
                       for call in attempt.calls]
         self.store.record_attempt(
             self.run, task.id, attempt.verdict, round=attempt.round, sample=attempt.sample,
-            source=attempt.source, timings=attempt.verdict.get("durations_s") or {},
+            source=attempt.source, timings=dict(attempt.verdict.durations_s),
             prompt_tokens=attempt.prompt_tokens, completion_tokens=attempt.completion_tokens,
             cost_usd=attempt.cost_usd, transcript=transcript, replace=True)
         recorded.append(attempt.round)
@@ -168,9 +176,9 @@ class _Episodes:
 
     def _record_provider_failure(self, task: TaskSpec, error: Exception,
                                  recorded: list[int]) -> None:
-        from kerneltrials.scheduler._jobs import error_verdict
-
-        verdict = error_verdict(task, self.config.check, f"agent:provider_unavailable:{error}")
+        verdict = Verdict.infrastructure_error(task, self.config.backend,
+                                               self.config.check.policy,
+                                               f"agent:provider_unavailable:{error}", self.seed)
         next_round = max(recorded) + 1 if recorded else 0
         self.store.record_attempt(self.run, task.id, verdict, round=next_round, replace=True)
         self.reporter.on_attempt(task.id, verdict, self.provider.spend)

@@ -9,7 +9,9 @@ executors through the entry point group ``kerneltrials.executors``.
 
 from __future__ import annotations
 
+import time
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -18,6 +20,11 @@ from kerneltrials.scheduler._gate import LocalGate
 from kerneltrials.scheduler._jobs import build_job, run_job, verify_in_stages
 from kerneltrials.tasks import TaskSpec
 from kerneltrials.verifier import CheckOptions
+from kerneltrials.verifier.verdict import Status, Verdict, migrate_verdict
+
+#: How often ``verify_retrying`` tries again after an ``error`` verdict, and the first wait.
+ERROR_RETRIES = 2
+RETRY_BACKOFF_S = 2.0
 
 
 class Executor(ABC):
@@ -30,9 +37,44 @@ class Executor(ABC):
 
     @abstractmethod
     def verify(self, task: TaskSpec, source: str, hidden_seed: int | None = None,
-               profile: bool = False) -> dict[str, Any]:
-        """The verdict dict of ``source`` on ``task`` (``error`` for harness failures);
+               profile: bool = False) -> Verdict:
+        """The verdict of ``source`` on ``task`` (``error`` for harness failures);
         ``profile`` adds a profiler summary to a correct verdict (agent feedback)."""
+
+    def verify_retrying(self, task: TaskSpec, source: str, hidden_seed: int | None = None,
+                        profile: bool = False, *, retries: int = ERROR_RETRIES,
+                        backoff_s: float = RETRY_BACKOFF_S) -> Verdict:
+        """``verify``, tried again (up to ``retries`` times, waiting ``backoff_s`` and then
+        twice as long each time) while the verdict is ``error``: that is the machine's
+        fault, and the candidate deserves a verdict of its own. An ``OSError`` from
+        ``verify`` (the machine: a lost connection, a full disk) counts as an ``error``
+        verdict; other exceptions are the harness's bugs and propagate. After a retry the
+        verdict's last reason is ``harness:retried=N after <the errors' codes>``."""
+        errors: list[str] = []
+        while True:
+            verdict = self._verify_guarded(task, source, hidden_seed, profile)
+            if verdict.status != Status.ERROR or len(errors) >= retries:
+                break
+            errors.append(_reason_code(verdict))
+            time.sleep(backoff_s * 2 ** (len(errors) - 1))
+        if not errors:
+            return verdict
+        note = f"harness:retried={len(errors)} after {', '.join(errors)}"
+        return verdict.model_copy(update={"reasons": [*verdict.reasons, note]})
+
+    def _verify_guarded(self, task: TaskSpec, source: str, hidden_seed: int | None,
+                        profile: bool) -> Verdict:
+        try:
+            return as_verdict(self.verify(task, source, hidden_seed, profile))
+        except OSError as error:
+            return self.error_verdict(task, f"harness:executor_failed:{error!r}"[:2000],
+                                      hidden_seed)
+
+    def error_verdict(self, task: TaskSpec, reason: str,
+                      hidden_seed: int | None = None) -> Verdict:
+        """An ``error`` verdict under this executor's backend and ``task``'s policy."""
+        return Verdict.infrastructure_error(task, self.options.backend, self.options.policy,
+                                            reason, hidden_seed)
 
     def close(self) -> None:  # noqa: B027 - a hook with a default, not an abstract method
         """Release what the executor holds (Ray connection, ...)."""
@@ -45,6 +87,18 @@ class Executor(ABC):
 
     def options_for(self, hidden_seed: int | None, profile: bool = False) -> CheckOptions:
         return replace(self.options, hidden_seed=hidden_seed, profile_feedback=profile)
+
+
+def as_verdict(value: Verdict | Mapping[str, Any]) -> Verdict:
+    """A stage's result as a ``Verdict`` (a job may hand back the verdict's JSON form)."""
+    return value if isinstance(value, Verdict) else migrate_verdict(dict(value))
+
+
+def _reason_code(verdict: Verdict) -> str:
+    """``harness:worker_lost`` of ``harness:worker_lost:detail``: what failed, without
+    detail (the note goes to the agent with the retried verdict)."""
+    first = verdict.reasons[0] if verdict.reasons else "harness:unknown"
+    return ":".join(first.split(":")[:2])[:80]
 
 
 #: Executors by name (``--executor``): ``local`` and ``ray`` built in.
@@ -66,10 +120,10 @@ class LocalExecutor(Executor):
         self.gate = LocalGate()
 
     def verify(self, task: TaskSpec, source: str, hidden_seed: int | None = None,
-               profile: bool = False) -> dict[str, Any]:
+               profile: bool = False) -> Verdict:
         options = self.options_for(hidden_seed, profile)
         return verify_in_stages(lambda: build_job(task, source, options, self.gate),
-                                lambda: run_job(task, source, options, self.gate))
+                                lambda built: run_job(built, self.gate))
 
 
 def resolve_executor(name: str, options: CheckOptions, **kwargs: Any) -> Executor:

@@ -1,16 +1,17 @@
 """The node gate: timing on the CPU backend takes the whole node.
 
 Builds and correctness runs hold a *shared* lease; a timing phase holds the *exclusive*
-lease, so nothing else runs on the node's cores while it measures. Waiting exclusive
+lease (the run stage's ``Hooks.exclusive_timing``, entered by ``_jobs.run_job``), so
+nothing else runs on the node's cores while it measures. Waiting exclusive
 requests block new shared ones (no starvation). Leases of processes that died are
 dropped (a killed worker never leaves the node locked). See docs/design/eval.md.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import threading
-import time
 from collections.abc import Callable
 
 from kerneltrials._pids import pid_alive
@@ -79,8 +80,6 @@ class RayNodeGate:
     """The gate as a Ray actor pinned to one node (asyncio, so waiters don't block it)."""
 
     def __init__(self) -> None:
-        import asyncio
-
         self._state = GateState()
         self._condition = asyncio.Condition()
         self._counter = 0
@@ -100,8 +99,6 @@ class RayNodeGate:
             return lease
 
     async def _wait_for(self, predicate: Callable[[], bool]) -> None:
-        import asyncio
-
         while not predicate():
             try:  # wake up now and then: a holder may have died without releasing
                 await asyncio.wait_for(self._condition.wait(), timeout=1.0)
@@ -114,8 +111,3 @@ class RayNodeGate:
             if self._state.exclusive is not None and self._state.exclusive[0] == lease:
                 self._state.exclusive = None
             self._condition.notify_all()
-
-    async def snapshot(self) -> dict[str, object]:
-        self._state.drop_dead()
-        return {"shared": len(self._state.shared), "exclusive": self._state.exclusive is not None,
-                "time": time.time()}

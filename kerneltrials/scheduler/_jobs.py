@@ -1,20 +1,22 @@
 """The two stages of verifying one candidate, as plain functions any executor can run.
 
-``build_job`` needs no device: static checks and the build (a shared lease on the node).
-``run_job`` loads the built library and decides the verdict; on the CPU backend its
-timing phase takes the node's exclusive lease (``_gate``). Both return verdict dicts:
-candidate failures are verdicts, harness failures are ``error`` verdicts.
+``build_job`` needs no device: the static checks and the build, under a shared lease on
+the node; it returns a :class:`~kerneltrials.verifier.Built` that can travel to another
+node. ``run_job`` runs that build and decides the verdict; on the CPU backend its timing
+phase holds the node's exclusive lease (``_gate``), through the run stage's
+``exclusive_timing`` hook. Candidate failures are verdicts; harness failures are
+``error`` verdicts (docs/design/eval.md, docs/design/architecture.md).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Callable
-from dataclasses import replace
-from typing import Any, Protocol
+from collections.abc import Callable, Iterator
+from typing import Protocol
 
 from kerneltrials.tasks import TaskError, TaskSpec
-from kerneltrials.verifier import CheckOptions, Status, Verdict
+from kerneltrials.verifier import Built, CheckOptions, Hooks, Verdict
 
 
 class Gate(Protocol):
@@ -23,42 +25,51 @@ class Gate(Protocol):
     def release(self, lease: str) -> None: ...
 
 
-def error_verdict(task: TaskSpec, options: CheckOptions, reason: str) -> dict[str, Any]:
+def error_verdict(task: TaskSpec, options: CheckOptions, reason: str) -> Verdict:
     """A verdict for a failure that is not the candidate's (never scored against it)."""
-    return Verdict(task=task.id, backend=options.backend, status=Status.ERROR,
-                   policy=options.policy or task.default_policy(),  # type: ignore[arg-type]
-                   reasons=[reason], hidden_seed=options.hidden_seed).to_dict()
+    return Verdict.infrastructure_error(task, options.backend, options.policy, reason,
+                                        options.hidden_seed)
 
 
-def build_job(task: TaskSpec, source: str, options: CheckOptions, gate: Gate) -> dict[str, Any]:
-    """Static checks and build; a verdict of ``not_run`` + ``compiled`` means "go on"."""
-    from kerneltrials.verifier import check
+def build_job(task: TaskSpec, source: str, options: CheckOptions, gate: Gate) -> Built:
+    """Static checks and build, under a shared lease; a task that cannot be loaded gives
+    a ``Built`` carrying an ``error`` verdict."""
+    from kerneltrials.verifier import build  # heavy (torch): the CLI imports this module
 
     lease = gate.acquire(False, os.getpid())
     try:
-        verdict = check(task, source, backend=options.backend, sandbox=options.sandbox,
-                        options=replace(options, build_only=True))
+        return build(task, source, options)
     except TaskError as error:
-        return error_verdict(task, options, f"task:{error.cause}")
+        return Built(task=task, source=source, options=options,
+                     verdict=error_verdict(task, options, f"task:{error.cause}"))
     finally:
         gate.release(lease)
-    return verdict.to_dict()
 
 
-class _StageLeases:
-    """Shared lease for correctness, exclusive for timing (CPU backend only)."""
+class _Leases:
+    """A shared lease for the run; on the cpu backend the timing phase trades it for the
+    exclusive one, and takes a shared one again after."""
 
     def __init__(self, gate: Gate, exclusive_timing: bool) -> None:
         self.gate = gate
-        self.exclusive_timing = exclusive_timing
+        self.exclusive = exclusive_timing
         self.lease: str | None = None
 
-    def on_stage(self, stage: str) -> None:
-        if stage == "correctness" and self.lease is None:
-            self.lease = self.gate.acquire(False, os.getpid())
-        elif stage == "timing" and self.exclusive_timing:
+    def share(self) -> None:
+        self.lease = self.gate.acquire(False, os.getpid())
+
+    @contextlib.contextmanager
+    def timing(self) -> Iterator[None]:
+        if not self.exclusive:
+            yield
+            return
+        self.release()
+        self.lease = self.gate.acquire(True, os.getpid())
+        try:
+            yield
+        finally:
             self.release()
-            self.lease = self.gate.acquire(True, os.getpid())
+            self.share()
 
     def release(self) -> None:
         if self.lease is not None:
@@ -66,33 +77,26 @@ class _StageLeases:
             self.lease = None
 
 
-def run_job(task: TaskSpec, source: str, options: CheckOptions, gate: Gate,
-            progress: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """Correctness and timing of an already-built candidate (the build is a cache hit)."""
-    from kerneltrials.verifier import check
+def run_job(built: Built, gate: Gate, progress: Callable[[str], None] | None = None) -> Verdict:
+    """Correctness and timing of a built candidate (a ``built`` with a verdict is returned
+    as it is)."""
+    from kerneltrials.verifier import run  # heavy (torch): the CLI imports this module
 
-    leases = _StageLeases(gate, exclusive_timing=options.backend == "cpu")
-
-    def on_stage(stage: str) -> None:
-        leases.on_stage(stage)
-        if progress is not None:
-            progress(stage)
-
+    if built.verdict is not None:
+        return built.verdict
+    leases = _Leases(gate, exclusive_timing=built.options.backend == "cpu")
+    hooks = Hooks(progress=progress or Hooks().progress, exclusive_timing=leases.timing)
+    leases.share()
     try:
-        verdict = check(task, source, backend=options.backend, sandbox=options.sandbox,
-                        options=replace(options, build_only=False), progress=on_stage)
+        return run(built, hooks=hooks)
     except TaskError as error:
-        return error_verdict(task, options, f"task:{error.cause}")
+        return error_verdict(built.task, built.options, f"task:{error.cause}")
     finally:
         leases.release()
-    return verdict.to_dict()
 
 
-def verify_in_stages(build: Callable[[], dict[str, Any]],
-                     run: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-    """Build, then run only when the build stage says so."""
-    built = build()
-    if built.get("status") == Status.NOT_RUN and built.get("compiled") and any(
-            reason.startswith("build:only") for reason in built.get("reasons", [])):
-        return run()
-    return built
+def verify_in_stages(build_stage: Callable[[], Built],
+                     run_stage: Callable[[Built], Verdict]) -> Verdict:
+    """Build, then run what was built (a build that decided the verdict is final)."""
+    built = build_stage()
+    return built.verdict if built.verdict is not None else run_stage(built)

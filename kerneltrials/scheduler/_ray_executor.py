@@ -3,19 +3,21 @@
 On the CUDA backend a run job requests one whole GPU, so builds of the next candidates
 overlap the timing of the current one. On the CPU backend the node gate (``_gate``) gives
 a timing phase the whole node. A job whose worker dies is retried once by Ray; a second
-loss becomes an ``error`` verdict, never a failure charged to the candidate.
+loss becomes an ``error`` verdict, never a failure charged to the candidate, which
+``eval`` then verifies again (``Executor.verify_retrying``).
 """
 
 from __future__ import annotations
 
 import functools
 import os
-from typing import Any
+from typing import Any, cast
 
-from kerneltrials.scheduler._executor import EXECUTORS, Executor
-from kerneltrials.scheduler._jobs import build_job, error_verdict, run_job, verify_in_stages
+from kerneltrials.scheduler._executor import EXECUTORS, Executor, as_verdict
+from kerneltrials.scheduler._jobs import build_job, run_job, verify_in_stages
 from kerneltrials.tasks import TaskSpec
-from kerneltrials.verifier import CheckOptions
+from kerneltrials.verifier import Built, CheckOptions
+from kerneltrials.verifier.verdict import Verdict
 
 GATE_NAMESPACE = "kerneltrials"
 
@@ -65,17 +67,15 @@ def node_gate() -> _ActorGate:
 def _remote_build(task: TaskSpec, source: str, options: CheckOptions) -> dict[str, Any]:
     from kerneltrials.scheduler._artifacts import pack_entries
 
-    verdict = build_job(task, source, options, node_gate())
-    keys = list((verdict.get("build") or {}).get("keys") or [])
-    return {"verdict": verdict, "artifacts": pack_entries(keys)}
+    built = build_job(task, source, options, node_gate())
+    return {"built": built, "artifacts": pack_entries(built.artifact_keys)}
 
 
-def _remote_run(task: TaskSpec, source: str, options: CheckOptions,
-                artifacts: dict[str, bytes]) -> dict[str, Any]:
+def _remote_run(built: Built, artifacts: dict[str, bytes]) -> Verdict:
     from kerneltrials.scheduler._artifacts import install_entries
 
     install_entries(artifacts)  # the build may have run on another node
-    return run_job(task, source, options, node_gate())
+    return run_job(built, node_gate())
 
 
 @functools.cache
@@ -109,37 +109,39 @@ class RayExecutor(Executor):
         return {"num_cpus": 1}
 
     def verify(self, task: TaskSpec, source: str, hidden_seed: int | None = None,
-               profile: bool = False) -> dict[str, Any]:
+               profile: bool = False) -> Verdict:
         options = self.options_for(hidden_seed, profile)
         build, run = _remote_functions()
-        built: dict[str, Any] = {"artifacts": {}}
+        artifacts: dict[str, bytes] = {}
 
-        def build_stage() -> dict[str, Any]:
+        def build_stage() -> Built:
             result = self._get(build.options(num_cpus=1).remote(task, source, options), task,
                                options)
-            if "verdict" not in result:  # a harness failure, already a verdict
-                return result
-            built["artifacts"] = result["artifacts"]
-            return dict(result["verdict"])
+            if isinstance(result, Verdict):  # Ray lost or failed the job: a harness failure
+                return Built(task=task, source=source, options=options, verdict=result)
+            artifacts.update(result["artifacts"])
+            return cast(Built, result["built"])
 
-        return verify_in_stages(
-            build_stage,
-            lambda: self._get(run.options(**self._run_resources()).remote(
-                task, source, options, built["artifacts"]), task, options),
-        )
+        def run_stage(built: Built) -> Verdict:
+            return as_verdict(self._get(run.options(**self._run_resources()).remote(
+                built, artifacts), task, options))
 
-    def _get(self, reference: Any, task: TaskSpec, options: CheckOptions) -> dict[str, Any]:
+        return verify_in_stages(build_stage, run_stage)
+
+    def _get(self, reference: Any, task: TaskSpec, options: CheckOptions) -> Any:
+        """The job's result; an ``error`` verdict when Ray lost the job or it raised."""
         import ray
         from ray import exceptions
 
         try:
-            return dict(ray.get(reference))
+            return ray.get(reference)
         except (exceptions.WorkerCrashedError, exceptions.NodeDiedError,
                 exceptions.ObjectLostError, exceptions.RayActorError) as error:
-            return error_verdict(task, options, f"harness:worker_lost:{type(error).__name__} "
-                                                "(retried once)")
+            return self.error_verdict(task, f"harness:worker_lost:{type(error).__name__} "
+                                            "(retried once)", options.hidden_seed)
         except exceptions.RayTaskError as error:
-            return error_verdict(task, options, f"harness:job_failed:{error.cause!r}"[:2000])
+            return self.error_verdict(task, f"harness:job_failed:{error.cause!r}"[:2000],
+                                      options.hidden_seed)
 
     def close(self) -> None:
         import ray

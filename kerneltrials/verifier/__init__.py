@@ -1,7 +1,13 @@
 """The verifier: static checks, build, correctness, integrity and timing, to a verdict.
 
-The verdict model loads at once; everything that needs torch loads on first use, so
-reading and scoring stored verdicts never pays torch's import time.
+Two stages, ``build`` (static checks, collect and compile jobs) and ``run``
+(correctness, timing), and ``check`` composing them. Where each part runs is in its
+folder's name: ``static/`` (screening), ``build/`` (the trusted side of the build),
+``worker/`` (inside the sandboxed job that hosts candidate code), ``harness/`` (the
+trusted parent), ``protocol/`` (the typed messages between the two);
+docs/design/architecture.md. The verdict model loads at once; everything that needs
+torch loads on first use, so reading and scoring stored verdicts never pays torch's
+import time.
 """
 
 from __future__ import annotations
@@ -22,12 +28,17 @@ from kerneltrials.verifier.verdict import (
 
 _LAZY = {
     "check": "kerneltrials.verifier._check",
+    "build": "kerneltrials.verifier._check",
+    "run": "kerneltrials.verifier._check",
+    "Built": "kerneltrials.verifier._built",
+    "Hooks": "kerneltrials.verifier._built",
     "CheckOptions": "kerneltrials.verifier._options",
     "TimingOptions": "kerneltrials.verifier._options",
     "QUICK_TIMING": "kerneltrials.verifier._options",
-    "BuildArtifact": "kerneltrials.verifier._build",
-    "BuildRequest": "kerneltrials.verifier._build",
-    "CompileError": "kerneltrials.verifier._build",
+    "BuildArtifact": "kerneltrials.verifier.protocol",
+    "BuildRequest": "kerneltrials.verifier.protocol",
+    "CompileError": "kerneltrials.verifier.protocol",
+    "hardware_fingerprint": "kerneltrials.verifier.harness._hardware",
 }
 
 __all__ = [
@@ -36,15 +47,20 @@ __all__ = [
     "SCHEMA_VERSION",
     "BuildArtifact",
     "BuildRequest",
+    "Built",
     "CheckOptions",
     "CompileError",
     "ConfigResult",
+    "Hooks",
     "Status",
     "TimingOptions",
     "TimingStats",
     "Verdict",
+    "build",
     "check",
+    "hardware_fingerprint",
     "migrate_verdict",
+    "run",
     "verdict_json_schema",
 ]
 

@@ -1,4 +1,8 @@
-"""``check``: one candidate on one task, through every stage, to one verdict."""
+"""The verifier's two stages and their composition: ``build`` (static checks, then the
+collect and compile jobs), ``run`` (correctness, timing, profile), and ``check``, which
+is ``run(build(...))`` with the run stage's workers started while the build compiles.
+The data flow and the trust boundary: docs/design/architecture.md.
+"""
 
 from __future__ import annotations
 
@@ -7,37 +11,32 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
-from kerneltrials import __version__
+from kerneltrials._version import __version__
 from kerneltrials.tasks import TaskSpec, load_task, shape_configs
-from kerneltrials.verifier._hardware import gpu_available, hardware_fingerprint
+from kerneltrials.verifier._built import Built, Hooks
+from kerneltrials.verifier._finish import finish, run_stages
 from kerneltrials.verifier._options import CheckOptions, TimingOptions
-from kerneltrials.verifier._screen import STATIC_PASSED
-from kerneltrials.verifier._session import Outcome, Session
-from kerneltrials.verifier._speed import custom_share, flag_suspicious
-from kerneltrials.verifier._stages import (
-    build_stage,
-    correctness_stage,
-    launch_workers,
-    load_workers,
-)
-from kerneltrials.verifier._static import run_static_checks
-from kerneltrials.verifier._stats import geometric_mean
-from kerneltrials.verifier._timing_loop import Side, time_config
+from kerneltrials.verifier.harness._hardware import gpu_available, hardware_fingerprint
+from kerneltrials.verifier.harness._jobs import WorkerJob
+from kerneltrials.verifier.harness._session import Outcome, Session
+from kerneltrials.verifier.harness._stages import build_stage, launch_workers
+from kerneltrials.verifier.static import STATIC_PASSED, run_static_checks
 from kerneltrials.verifier.verdict import Status, Verdict
+
+Workers = tuple[WorkerJob, WorkerJob, float]  # reference, candidate, when they started
 
 
 def check(
     task: str | Path | TaskSpec,
     source: str,
     *,
-    backend: str = "cpu",
+    backend: str | None = None,
     profile: str | None = None,
     policy: str | None = None,
-    sandbox: str = "process",
+    sandbox: str | None = None,
     hidden_seed: int | None = None,
-    compile_baseline: bool = True,
+    compile_baseline: bool | None = None,
     static_only: bool = False,
     timing: TimingOptions | None = None,
     options: CheckOptions | None = None,
@@ -53,7 +52,8 @@ def check(
         hidden_seed: seed of the hidden configurations; ``None`` draws a fresh one.
         compile_baseline: also time ``torch.compile`` for ``speedup_compile``.
         static_only: stop after the static checks.
-        options: a full :class:`CheckOptions`; the keywords above override its fields.
+        options: a full :class:`CheckOptions`; each keyword above that is given (not
+            ``None``) overrides its field.
         progress: called with the name of each stage as it starts (for progress displays).
 
     Returns:
@@ -61,49 +61,150 @@ def check(
 
     Raises:
         TaskError: the task file is unusable (missing, malformed, or its reference crashes).
+        ValueError: an unknown backend or policy.
     """
+    overrides = {"backend": backend, "profile": profile, "policy": policy, "sandbox": sandbox,
+                 "hidden_seed": hidden_seed, "compile_baseline": compile_baseline,
+                 "timing": timing}
+    given = {name: value for name, value in overrides.items() if value is not None}
+    resolved = replace(options or CheckOptions(), **given)  # type: ignore[arg-type]
+    spec, resolved = _resolve(task, resolved)
+    hooks = Hooks(progress=progress) if progress is not None else Hooks()
+    built, session, workers = _build(spec, source, resolved, hooks, static_only=static_only,
+                                     launch=True)
+    if built.verdict is not None:
+        return built.verdict
+    assert session is not None  # the build stage returns a session with every Built to run
+    return _run(built, session, workers, hooks)
+
+
+def build(task: str | Path | TaskSpec, source: str,
+          options: CheckOptions | None = None, hooks: Hooks | None = None) -> Built:
+    """The build stage: static checks, then the collect and compile jobs.
+
+    Returns a :class:`Built`: with its ``verdict`` set when the candidate failed here
+    (``rejected``, ``compile_error``, ...), else with the built libraries for :func:`run`.
+
+    Raises:
+        TaskError: the task file is unusable. ValueError: an unknown backend or policy.
+    """
+    spec, resolved = _resolve(task, options or CheckOptions())
+    built, session, _ = _build(spec, source, resolved, hooks or Hooks(), static_only=False,
+                               launch=False)
+    if session is not None:
+        session.close()
+    return built
+
+
+def run(built: Built, options: CheckOptions | None = None, hooks: Hooks | None = None) -> Verdict:
+    """The run stage: install the built libraries, check correctness, time, profile.
+
+    ``options`` may change how the run goes (timing, profile feedback, sandbox); the
+    backend, policy and hidden seed stay those fixed at the build. A ``built`` that
+    carries its verdict is returned as it is.
+
+    Raises:
+        TaskError: the task's reference crashes.
+    """
+    if built.verdict is not None:
+        return built.verdict
+    if options is not None:
+        fixed = built.options
+        built = replace(built, options=replace(options, backend=fixed.backend, policy=fixed.policy,
+                                               hidden_seed=fixed.hidden_seed))
+    hooks = hooks or Hooks()
+    session = _session(built.task, built.source, built.options)
+    return _run(built, session, _launch(session) if _runs_here(built.options) else None, hooks)
+
+
+def _resolve(task: str | Path | TaskSpec, options: CheckOptions) -> tuple[TaskSpec, CheckOptions]:
+    """The task loaded; the options with the policy and the hidden seed fixed."""
     spec = task if isinstance(task, TaskSpec) else load_task(task)
-    base = options or CheckOptions()
-    resolved = replace(
-        base, backend=backend, profile=profile or base.profile, policy=policy or base.policy,
-        sandbox=sandbox, compile_baseline=compile_baseline and base.compile_baseline,
-        hidden_seed=hidden_seed if hidden_seed is not None else base.hidden_seed,
-        timing=timing or base.timing,
-    )
-    if resolved.backend not in ("cpu", "cuda"):
-        raise ValueError(f"unknown backend {resolved.backend!r}: choose cpu or cuda")
-    if resolved.policy not in (None, "strict", "mixed"):
-        raise ValueError(f"unknown policy {resolved.policy!r}: choose strict or mixed")
-    return _verify(spec, source, resolved, static_only, progress or (lambda _stage: None))
+    if options.backend not in ("cpu", "cuda"):
+        raise ValueError(f"unknown backend {options.backend!r}: choose cpu or cuda")
+    if options.policy not in (None, "strict", "mixed"):
+        raise ValueError(f"unknown policy {options.policy!r}: choose strict or mixed")
+    seed = options.hidden_seed if options.hidden_seed is not None else secrets.randbits(31)
+    return spec, replace(options, policy=options.policy or spec.default_policy(), hidden_seed=seed)
 
 
-def _base_verdict(task: TaskSpec, options: CheckOptions, seed: int) -> Verdict:
+def _base_verdict(task: TaskSpec, options: CheckOptions) -> Verdict:
     return Verdict(task=task.id, backend=options.backend, status=Status.ERROR,
-                   policy=options.policy or task.default_policy(),  # type: ignore[arg-type]
-                   harness_version=__version__, hidden_seed=seed,
+                   policy=options.policy,  # type: ignore[arg-type]
+                   harness_version=__version__, hidden_seed=options.hidden_seed,
                    hardware=hardware_fingerprint(options.backend))
 
 
-def _verify(task: TaskSpec, source: str, options: CheckOptions, static_only: bool,
-            progress: Callable[[str], None]) -> Verdict:
+def _runs_here(options: CheckOptions) -> bool:
+    return options.backend != "cuda" or gpu_available()
+
+
+def _session(task: TaskSpec, source: str, options: CheckOptions) -> Session:
+    assert options.hidden_seed is not None
+    return Session(task=task, source=source, options=options, configs=[],
+                   hidden_seed=options.hidden_seed)
+
+
+def _launch(session: Session) -> Workers:
+    """The run stage's workers, started early: their imports overlap what comes first."""
+    reference, candidate = launch_workers(session)
+    return reference, candidate, time.perf_counter()
+
+
+def _build(task: TaskSpec, source: str, options: CheckOptions, hooks: Hooks, *,
+           static_only: bool, launch: bool) -> tuple[Built, Session | None, Workers | None]:
     started = time.perf_counter()
-    seed = options.hidden_seed if options.hidden_seed is not None else secrets.randbits(31)
-    verdict = _base_verdict(task, options, seed)
-    options = replace(options, policy=verdict.policy)  # every later stage sees the policy
-    static = run_static_checks(source, options.backend, verdict.policy,
+    static = run_static_checks(source, options.backend, str(options.policy),
                                source_scans=options.source_scans)
-    verdict.reasons += static.reasons + static.notes
+    reasons = tuple(static.reasons + static.notes)
+    built = Built(task=task, source=source, options=options, static_reasons=reasons,
+                  durations_s={"static": time.perf_counter() - started})
     if not static.passed or static_only:
         # Static-only screening runs nothing, so a clean candidate is ``not_run``.
+        verdict = _base_verdict(task, options)
         verdict.status = static.status if static.status is not None else Status.NOT_RUN
-        if static_only and static.passed:
-            verdict.reasons.append(STATIC_PASSED)
+        verdict.reasons = list(reasons) + ([STATIC_PASSED] if static_only and static.passed else [])
         verdict.durations_s["total"] = time.perf_counter() - started
-        return _finalise(verdict)
-    configs = shape_configs(task, options.resolved_profile(), seed)
-    session = Session(task=task, source=source, options=options, configs=configs, hidden_seed=seed)
+        return replace(built, verdict=finish(verdict)), None, None
+    session = _session(task, source, options)
+    hooks.progress("build")
+    workers = None
     try:
-        _run_stages(session, verdict, progress)
+        workers = _launch(session) if launch and _runs_here(options) else None
+        items = build_stage(session)
+    except Outcome as outcome:
+        verdict = _base_verdict(task, options)
+        verdict.status, verdict.reasons = outcome.status, list(reasons) + outcome.reasons
+        verdict = _from_session(verdict, session, built, started)
+        session.close()
+        return replace(built, verdict=verdict), None, None
+    durations = {**built.durations_s, **session.durations_s,
+                 "total": time.perf_counter() - started}
+    return replace(built, artifacts=tuple(items), build_info=session.build_info,
+                   isolation=session.isolation, durations_s=durations), session, workers
+
+
+def _from_session(verdict: Verdict, session: Session, built: Built, started: float) -> Verdict:
+    verdict.reasons += [r for r in session.reasons if r not in verdict.reasons]
+    verdict.isolation = session.isolation
+    verdict.build = session.build_info
+    verdict.durations_s.update({**built.durations_s, **session.durations_s})
+    verdict.durations_s["total"] = time.perf_counter() - started
+    return finish(verdict, built)
+
+
+def _run(built: Built, session: Session, workers: Workers | None, hooks: Hooks) -> Verdict:
+    """The run stage in ``session`` (its workers already started, or None: no device)."""
+    started = time.perf_counter()
+    options = built.options
+    session.configs = shape_configs(built.task, options.resolved_profile(), session.hidden_seed)
+    verdict = _base_verdict(built.task, options)
+    verdict.reasons = list(built.static_reasons)
+    verdict.compiled = True
+    try:
+        if workers is None:
+            raise Outcome(Status.NOT_RUN, "device:no_gpu:built, but this machine has no CUDA device")
+        run_stages(session, verdict, built, workers, hooks)
     except Outcome as outcome:
         verdict.status = outcome.status
         verdict.reasons += outcome.reasons
@@ -111,77 +212,9 @@ def _verify(task: TaskSpec, source: str, options: CheckOptions, static_only: boo
         session.close()
     verdict.reasons += [r for r in session.reasons if r not in verdict.reasons]
     verdict.configs = list(session.results.values())
-    verdict.isolation = session.isolation
-    verdict.build = session.build_info
-    verdict.durations_s.update(session.durations_s)
-    if options.llm_verifier:
-        _llm_review(verdict, task, source, options.llm_verifier)
-    verdict.durations_s["total"] = time.perf_counter() - started
-    return _finalise(verdict)
-
-
-def _llm_review(verdict: Verdict, task: TaskSpec, source: str, spec: str) -> None:
-    """Advisory: adds a reason (and ``suspicious``), never changes the status."""
-    from kerneltrials.agents import resolve_provider
-    from kerneltrials.verifier._llm_verifier import review_candidate
-
-    try:
-        provider = resolve_provider(spec)
-    except Exception as error:
-        verdict.reasons.append(f"llm:unavailable:{type(error).__name__}: {error}")
-        return
-    review_candidate(verdict, source, provider, task.source)
-
-
-def _run_stages(session: Session, verdict: Verdict, progress: Callable[[str], None]) -> None:
-    options = session.options
-    runs_here = not options.build_only and (options.backend != "cuda" or gpu_available())
-    progress("build")
-    # The run stage's workers start now: their imports overlap the compiler.
-    reference, candidate = launch_workers(session) if runs_here else (None, None)
-    build_started = time.perf_counter()
-    build_stage(session)
-    verdict.compiled = True
-    if options.build_only:
-        raise Outcome(Status.NOT_RUN, "build:only:built; the run stage decides the verdict")
-    if reference is None or candidate is None:
-        raise Outcome(Status.NOT_RUN, "device:no_gpu:built, but this machine has no CUDA device")
-    progress("correctness")
-    load_workers(session, reference, candidate, idle_s=time.perf_counter() - build_started)
-    if not correctness_stage(session, reference, candidate):
-        raise Outcome(Status.INCORRECT)
-    progress("timing")
-    _timing_stage(session, verdict, reference, candidate)
-    verdict.status = Status.CORRECT
-    if session.options.profile_feedback:
-        progress("profile")
-        from kerneltrials.verifier._profile_stage import profile_stage
-
-        verdict.profile = profile_stage(session, candidate)
-
-
-def _timing_stage(session: Session, verdict: Verdict, reference: Any, candidate: Any) -> None:
-    started = time.perf_counter()
-    sides = [Side("candidate", candidate, "candidate"), Side("eager", reference, "eager")]
-    if session.options.compile_baseline:
-        sides.append(Side("compile", reference, "compile"))
-    eager_ratios, compile_ratios = [], []
-    for config in session.configs:
-        time_config(session, sides, config)
-        stats = {side.name: side.stats() for side in sides}
-        session.results[config.name].times_ms = stats
-        eager_ratios.append(stats["eager"].median / stats["candidate"].median)
-        if "compile" in stats:
-            compile_ratios.append(stats["compile"].median / stats["candidate"].median)
-    verdict.speedup = geometric_mean(eager_ratios)
-    verdict.speedup_compile = geometric_mean(compile_ratios) if compile_ratios else None
-    verdict.custom_share = custom_share(list(session.results.values()))
-    flag_suspicious(session, verdict)
-    session.durations_s["timing"] = time.perf_counter() - started
-
-
-def _finalise(verdict: Verdict) -> Verdict:
-    verdict.correct = verdict.status == Status.CORRECT
-    if not verdict.correct:
-        verdict.speedup = verdict.speedup_compile = None
-    return verdict
+    verdict.isolation = session.isolation or built.isolation
+    verdict.build = built.build_info
+    verdict.durations_s.update({**built.durations_s, **session.durations_s})
+    verdict.durations_s["total"] = built.durations_s.get("total", 0.0) + (
+        time.perf_counter() - started)
+    return finish(verdict, built)

@@ -1,4 +1,4 @@
-"""Options of one verification, with the defaults of DESIGN.md."""
+"""Options of one verification (docs/design/timing.md explains the timing defaults)."""
 
 from __future__ import annotations
 
@@ -52,7 +52,6 @@ class CheckOptions:
     peak_bytes_per_s: float | None = None  # speed of light; None: the backend's default
     peak_flops: float | None = None
     llm_verifier: str | None = None  # "PROVIDER:MODEL": an advisory LLM review (off by default)
-    build_only: bool = False  # stop after a successful build (the scheduler's build stage)
     profile_feedback: bool = False  # profile a correct candidate for agent feedback (never scored)
     # The source scans for escape hatches (files, processes, sockets, foreign code) are
     # defence in depth: the sandbox must hold without them. Only the sandbox's own tests

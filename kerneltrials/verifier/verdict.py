@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -61,6 +61,31 @@ class ConfigResult(BaseModel):
     custom_shares: list[float] = Field(default_factory=list)
 
 
+Policy = Literal["strict", "mixed"]
+
+
+class PolicySource(Protocol):
+    """What the verdict constructors read from a task (``tasks.TaskSpec`` satisfies it)."""
+
+    @property
+    def id(self) -> str: ...
+
+    def default_policy(self) -> str: ...
+
+
+def resolve_policy(task: PolicySource | str, policy: str | None) -> Policy:
+    """``policy`` when forced, else the task's own (strict on level 1, see
+    ``TaskSpec.default_policy``); a bare task id has no level, so it needs ``policy``."""
+    if policy is None:
+        if isinstance(task, str):
+            raise ValueError(f"a verdict for task id {task!r} needs its policy "
+                             "(pass the TaskSpec, or policy='strict'/'mixed')")
+        policy = task.default_policy()
+    if policy not in ("strict", "mixed"):
+        raise ValueError(f"unknown policy {policy!r}: expected 'strict' or 'mixed'")
+    return cast(Policy, policy)
+
+
 class Verdict(BaseModel):
     """Everything the verifier decided about one candidate on one task."""
 
@@ -86,6 +111,34 @@ class Verdict(BaseModel):
     build: dict[str, Any] = Field(default_factory=dict)  # cache_hit, build_s, key
     durations_s: dict[str, float] = Field(default_factory=dict)
     profile: dict[str, Any] | None = None  # profiler summary for agent feedback (optional)
+
+    @classmethod
+    def no_code(cls, task: PolicySource | str, backend: str, policy: str | None = None,
+                reason: str = "agent:no_code", hidden_seed: int | None = None) -> Verdict:
+        """The verdict of an agent reply that held no code block: ``incorrect`` (the
+        candidate's failure, counted against it), nothing compiled, ``reason`` alone.
+
+        ``task`` is a ``TaskSpec`` (its policy is the default) or a task id (then
+        ``policy`` is required); a forced ``policy`` wins either way.
+        """
+        return cls._without_run(task, backend, policy, Status.INCORRECT, reason, hidden_seed)
+
+    @classmethod
+    def infrastructure_error(cls, task: PolicySource | str, backend: str,
+                             policy: str | None = None, reason: str = "harness:unknown",
+                             hidden_seed: int | None = None) -> Verdict:
+        """A failure of the harness or machine (``error``: excluded from scoring, never
+        charged to the candidate, retried by ``eval``). ``reason`` is ``code:detail``,
+        e.g. ``harness:worker_lost:…`` or ``task:…``; ``task`` and ``policy`` as in
+        ``no_code``."""
+        return cls._without_run(task, backend, policy, Status.ERROR, reason, hidden_seed)
+
+    @classmethod
+    def _without_run(cls, task: PolicySource | str, backend: str, policy: str | None,
+                     status: Status, reason: str, hidden_seed: int | None) -> Verdict:
+        return cls(task=task if isinstance(task, str) else task.id, backend=backend,
+                   status=status, policy=resolve_policy(task, policy), reasons=[reason],
+                   hidden_seed=hidden_seed)
 
     def to_json(self, indent: int | None = 2) -> str:
         return self.model_dump_json(indent=indent)

@@ -6,6 +6,7 @@ import pytest
 
 from kerneltrials.agents import format_feedback
 from kerneltrials.agents.feedback import REDACTED
+from kerneltrials.verifier import Verdict
 
 
 def a_config(name, kind, params, passed=True, **extra):
@@ -115,3 +116,12 @@ def test_long_details_are_clipped():
         {"status": "compile_error", "reasons": [log], "configs": []}, max_detail_chars=100
     )
     assert "x" * 100 in text and "x" * 101 not in text and "more characters" in text
+
+
+def test_a_verdict_object_reads_as_its_json_form():
+    """Strategies pass ``Verdict`` objects; README's ``format_feedback(v.to_dict())`` too."""
+    verdict = Verdict.model_validate(a_verdict())
+    text = format_feedback(verdict)
+    assert text == format_feedback(verdict.to_dict())
+    assert "Hidden configurations: 1 passed, 2 failed" in text and "7331" not in text
+    assert "worst mismatch at (3, 17): got 1.5, expected 1.0" in text

@@ -15,13 +15,15 @@ from kerneltrials.agents import (
     resolve_provider,
     resolve_strategy,
 )
+from kerneltrials.verifier import Verdict
 
 from .fake_llm_server import text
 
 pytestmark = pytest.mark.timeout(60)
 
 CONTEXT = StrategyContext(
-    "L1/add", "class Model: ...", "cpu", "CPU: fake", ({"n": 16},), max_tokens=1000
+    "L1/add", "class Model: ...", "cpu", "CPU: fake", ({"n": 16},), max_tokens=1000,
+    policy="strict",
 )
 
 
@@ -29,7 +31,7 @@ def candidate(marker: str) -> str:
     return f"Here:\n```python\nclass ModelNew:\n    pass  # {marker}\n```"
 
 
-def tiny_verify(source: str) -> dict:
+def tiny_verify(source: str) -> Verdict:
     """Correct iff the source says CORRECT; its speedup is written in it."""
     hidden = {
         "name": "hidden-0",
@@ -39,14 +41,12 @@ def tiny_verify(source: str) -> dict:
     }
     if "CORRECT" in source:
         speedup = float(re.search(r"SPEEDUP=([\d.]+)", source).group(1))
-        return {"status": "correct", "speedup": speedup, "reasons": [], "configs": [hidden]}
+        return Verdict(task="L1/add", backend="cpu", status="correct", speedup=speedup,
+                       reasons=[], configs=[hidden])
     public = {"name": "public-0", "kind": "public", "params": {"n": 16}, "passed": False,
               "max_abs_err": 0.5, "detail": "worst mismatch at 3"}  # fmt: skip
-    return {
-        "status": "incorrect",
-        "reasons": ["correctness:max_abs_err=0.5"],
-        "configs": [public, hidden],
-    }
+    return Verdict(task="L1/add", backend="cpu", status="incorrect",
+                   reasons=["correctness:max_abs_err=0.5"], configs=[public, hidden])
 
 
 def test_one_shot_is_greedy_and_verifies_the_extracted_code(fake_llm, a_provider):
@@ -54,7 +54,7 @@ def test_one_shot_is_greedy_and_verifies_the_extracted_code(fake_llm, a_provider
     (attempt,) = resolve_strategy("one-shot").run(
         CONTEXT, a_provider("openai:gpt-4.1"), tiny_verify
     )
-    assert attempt.verdict["status"] == "correct" and "class ModelNew" in attempt.source
+    assert attempt.verdict.status == "correct" and "class ModelNew" in attempt.source
     assert (attempt.prompt_tokens, attempt.completion_tokens) == (100, 20)
     body = fake_llm.requests[0].body
     assert body["temperature"] == 0.0 and body["max_tokens"] == 1000
@@ -66,12 +66,22 @@ def test_reply_without_code_becomes_no_code_verdict(fake_llm, a_provider):
     fake_llm.push(text("Sorry, I cannot do that."))
     verified = []
     (attempt,) = resolve_strategy("one-shot").run(
-        CONTEXT, a_provider("openai:gpt-4.1"), lambda s: verified.append(s) or {}
+        CONTEXT, a_provider("openai:gpt-4.1"), lambda s: verified.append(s) or tiny_verify(s)
     )
     assert attempt.source is None and not verified
-    assert attempt.verdict["status"] == "incorrect" and attempt.verdict["reasons"] == [
+    assert attempt.verdict.status == "incorrect" and attempt.verdict.reasons == [
         NO_CODE_REASON
     ]
+    # stamped with the task's policy (L1 is strict), not the model's default "mixed"
+    assert attempt.verdict.policy == "strict" and attempt.verdict.task == "L1/add"
+    assert attempt.verdict.compiled is False and attempt.verdict.speedup is None
+
+
+def test_a_context_without_policy_cannot_make_a_no_code_verdict(fake_llm, a_provider):
+    fake_llm.push(text("Sorry, I cannot do that."))
+    bare = StrategyContext("L1/add", "class Model: ...", "cpu", "CPU: fake")
+    with pytest.raises(ValueError, match="needs its policy"):
+        resolve_strategy("one-shot").run(bare, a_provider("openai:gpt-4.1"), tiny_verify)
 
 
 def test_best_of_n_samples_n_times_and_keeps_the_best(fake_llm, a_provider):
@@ -81,7 +91,7 @@ def test_best_of_n_samples_n_times_and_keeps_the_best(fake_llm, a_provider):
         CONTEXT, a_provider("openai:gpt-4.1"), tiny_verify
     )
     assert [a.sample for a in attempts] == [0, 1, 2, 3]
-    assert best_attempt(attempts).verdict["speedup"] == 2.5
+    assert best_attempt(attempts).verdict.speedup == 2.5
     assert all(r.body["temperature"] == 0.8 for r in fake_llm.requests)
 
 
@@ -94,7 +104,7 @@ def test_refine_feeds_back_public_failures_and_hides_hidden_ones(fake_llm, a_pro
     attempts = resolve_strategy("refine", rounds=3).run(
         CONTEXT, a_provider("anthropic:claude-haiku-4-5"), tiny_verify
     )
-    assert [a.verdict["status"] for a in attempts] == ["incorrect", "correct", "correct"]
+    assert [a.verdict.status for a in attempts] == ["incorrect", "correct", "correct"]
     second = fake_llm.requests[1].body["messages"]
     assert second[-2] == {"role": "assistant", "content": candidate("wrong")}
     feedback = second[-1]["content"]

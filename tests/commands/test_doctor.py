@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from kerneltrials.verifier._fastbuild import find_fast_cxx
+from kerneltrials.verifier.builds._fast import find_fast_cxx
 
 pytestmark = pytest.mark.timeout(120)
 

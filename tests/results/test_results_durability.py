@@ -106,8 +106,8 @@ def test_a_sigkilled_writer_leaves_a_consistent_store(tmp_path: Path, extra_dela
         assert reported <= len(attempts) <= reported + 1
         for attempt in attempts:  # no torn rows: columns agree with the verdict JSON
             assert attempt.source is not None and len(attempt.source) == 300_000
-            assert attempt.speedup == attempt.verdict["speedup"]
-            assert json.loads(json.dumps(attempt.verdict))["task"] == attempt.task_id
+            assert attempt.speedup == attempt.verdict.speedup
+            assert json.loads(attempt.verdict.to_json())["task"] == attempt.task_id
         # and the store takes new writes (a resume)
         keys = store.finished_keys("r1")
         store.record_attempt(

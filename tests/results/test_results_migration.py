@@ -85,6 +85,9 @@ def test_v0_database_is_migrated_on_open_and_keeps_its_data(tmp_path: Path) -> N
             ("L1/relu", 1.5),
         ]  # backfilled from the verdict JSON
         assert attempts[0].transcript == []
+        # the draft's verdict JSON is read through migrate_verdict into the current model
+        assert attempts[1].verdict.speedup_compile == 1.5 and attempts[1].verdict.status == "correct"
+        assert attempts[0].verdict.schema_version == 1 and attempts[0].verdict.reasons == []
         report = score_attempts(attempts, run.task_ids, baseline="compile", p_values="1")
         assert report.fast_p == {"1": 0.5}
         # scored once by the migration (v1 -> v2), as the store's readers expect

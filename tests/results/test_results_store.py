@@ -127,10 +127,29 @@ def test_attempt_roundtrip_from_dict_and_from_model(store: ResultsStore) -> None
     assert (stored.status, stored.speedup, stored.speedup_compile) == ("correct", 2.0, 1.2)
     assert stored.key == ("L1/relu", 1, 2)
     assert stored.transcript == [{"role": "user", "content": "hi"}]
-    assert stored.verdict["schema_version"] == 1 and stored.timings == {"build_s": 3.5}
-    model = Verdict(task="L1/gelu", backend="cpu", status=Status.INCORRECT)
+    assert stored.verdict.schema_version == 1 and stored.timings == {"build_s": 3.5}
+    assert isinstance(stored.verdict, Verdict) and stored.verdict.speedup_compile == 1.2
+    assert stored.to_dict()["verdict"] == stored.verdict.to_dict()  # JSON-ready
+    model = Verdict(task="L1/gelu", backend="cpu", status=Status.INCORRECT, policy="strict",
+                    reasons=["correctness:max_abs_err=0.5"])
     store.record_attempt("r1", "L1/gelu", model)
     assert [a.status for a in store.attempts_for_run("r1")] == ["incorrect", "correct"]
+    assert store.attempts_for_run("r1")[0].verdict == model  # a Verdict in, the same out
+
+
+def test_no_code_and_error_verdicts_keep_their_policy(store: ResultsStore) -> None:
+    from kerneltrials.tasks import load_task
+
+    a_run(store)
+    relu = load_task("L1/relu")  # level 1: strict unless forced
+    store.record_attempt("r1", "L1/relu", Verdict.no_code(relu, "cpu"))
+    store.record_attempt("r1", "L1/relu", Verdict.infrastructure_error(
+        relu, "cpu", "mixed", "harness:worker_lost:x"), round=1)
+    no_code, error = store.attempts_for_run("r1")
+    assert (no_code.status, no_code.verdict.policy) == ("incorrect", "strict")
+    assert no_code.verdict.reasons == ["agent:no_code"] and not no_code.verdict.compiled
+    assert (error.status, error.verdict.policy) == ("error", "mixed")
+    assert error.verdict.reasons == ["harness:worker_lost:x"]
 
 
 def test_invalid_verdict_is_refused_and_nothing_is_written(store: ResultsStore) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from kerneltrials.scheduler._artifacts import install_entries, pack_entries
-from kerneltrials.verifier._buildcache import BuildCache
+from kerneltrials.verifier.builds._cache import BuildCache
 
 pytestmark = pytest.mark.timeout(60)
 

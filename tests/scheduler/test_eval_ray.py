@@ -16,6 +16,7 @@ import pytest
 
 from kerneltrials.results import open_store
 from kerneltrials.scheduler import EvalConfig, run_eval
+from kerneltrials.tasks import load_task
 from kerneltrials.verifier import QUICK_TIMING, CheckOptions
 from tests.scheduler.evalkit import write_replay, write_tasks
 
@@ -33,7 +34,7 @@ def workload(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     replay = write_replay(directory / "model.jsonl", replies)
     expected = {ids[0]: "correct", ids[1]: "incorrect", ids[2]: "incorrect", ids[3]: "correct"}
     return {"selector": ",".join(str(p) for p in paths), "replay": replay, "expected": expected,
-            "ids": ids}
+            "ids": ids, "paths": paths}
 
 
 def _statuses(db: Path, run: str) -> dict[tuple[str, int, int], str]:
@@ -58,7 +59,8 @@ def test_eval_with_a_scripted_replay_model_on_ray(workload: dict, tmp_path: Path
     assert run.status == "finished" and run.hidden_seed == 5
     assert run.task_ids == workload["ids"]
     no_code = [a for a in store.attempts_for_run(run) if a.task_id == workload["ids"][2]][0]
-    assert "agent:no_code" in no_code.verdict["reasons"]
+    assert "agent:no_code" in no_code.verdict.reasons
+    assert no_code.verdict.policy == load_task(str(workload["paths"][2])).default_policy()
     assert sum(a.cost_usd or 0 for a in store.attempts_for_run(run)) == pytest.approx(0.04)
     assert summary.score.to_json()["fast_p"]["0"] == pytest.approx(0.5)
     assert {s.baseline for s in store.load_scores(run)} == {"eager", "compile"}
@@ -147,6 +149,8 @@ def _kill_next_run_worker(killed: set[int], limit_s: float) -> int:
 
 @pytest.mark.timeout(900)
 def test_a_worker_killed_mid_job_is_retried_then_recorded_as_error(tmp_path: Path) -> None:
+    """Ray retries a lost job once; eval then verifies the attempt again (here once more),
+    and only when that is lost too is the attempt stored as ``error``."""
     import threading
 
     (path,) = write_tasks(tmp_path, {"relu_hang_task": 211})
@@ -154,7 +158,8 @@ def test_a_worker_killed_mid_job_is_retried_then_recorded_as_error(tmp_path: Pat
     db = tmp_path / "results.sqlite"
     config = EvalConfig(model=f"replay:{replay}", tasks=str(path), db=str(db), run_name="lost",
                         check=CheckOptions(timing=QUICK_TIMING, compile_baseline=False,
-                                           call_timeout_s=240, run_timeout_s=600))
+                                           call_timeout_s=240, run_timeout_s=600),
+                        error_retries=1, retry_backoff_s=0.1)
     result: dict[str, object] = {}
 
     def evaluate() -> None:
@@ -167,9 +172,12 @@ def test_a_worker_killed_mid_job_is_retried_then_recorded_as_error(tmp_path: Pat
     killed: set[int] = set()
     _kill_next_run_worker(killed, limit_s=300)  # the first try
     _kill_next_run_worker(killed, limit_s=300)  # Ray's one retry
+    _kill_next_run_worker(killed, limit_s=300)  # eval's retry of the error verdict
+    _kill_next_run_worker(killed, limit_s=300)  # and Ray's retry of that
     thread.join(timeout=300)
     assert not thread.is_alive(), "eval did not finish after the retry was lost"
     (attempt,) = open_store(db).attempts_for_run("lost")
     assert attempt.status == "error"
-    assert any(r.startswith("harness:worker_lost") for r in attempt.verdict["reasons"])
+    assert any(r.startswith("harness:worker_lost") for r in attempt.verdict.reasons)
+    assert attempt.verdict.reasons[-1] == "harness:retried=1 after harness:worker_lost"
     assert result["summary"].score.to_json()["excluded"] == {"error": 1}

@@ -6,7 +6,7 @@ import os
 import shutil
 from pathlib import Path
 
-from kerneltrials.verifier._build import BuildRequest
+from kerneltrials.verifier.protocol import BuildRequest
 
 RELU_SOURCE = """
 torch::Tensor relu_forward(torch::Tensor x) {

@@ -13,7 +13,7 @@ import torch
 
 import kerneltrials
 from kerneltrials.verifier import QUICK_TIMING, CheckOptions, Status
-from kerneltrials.verifier._backward import compare_gradients
+from kerneltrials.verifier.harness._backward import compare_gradients
 
 pytestmark = pytest.mark.timeout(600)
 

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from kerneltrials.verifier._build import load_artifact
-from kerneltrials.verifier._buildcache import BuildCache
+from kerneltrials.verifier.builds._cache import BuildCache
+from kerneltrials.verifier.worker._load_artifact import load_artifact
 from tests.verifier._build_fixtures import a_relu_request
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -82,7 +82,7 @@ def test_concurrent_builders_of_one_key_build_once(tmp_path: Path) -> None:
 KILLED_BUILDER = textwrap.dedent("""
     import sys, time
     from pathlib import Path
-    from kerneltrials.verifier._buildcache import BuildCache
+    from kerneltrials.verifier.builds._cache import BuildCache
     def build(staging):
         (staging / "lib.so").write_bytes(b"half")
         Path(sys.argv[2]).write_text("started")
@@ -182,7 +182,7 @@ def test_a_file_added_to_an_entry_or_a_forged_record_is_a_miss(tmp_path: Path) -
 @pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_build_extension_miss_hit_and_corrupted_library(isolated_cache: Path) -> None:
-    from kerneltrials.verifier._compiler import build_extension
+    from kerneltrials.verifier.builds._compiler import build_extension
 
     request = a_relu_request("cache-e2e")
     cold = build_extension(request)
@@ -200,8 +200,9 @@ def test_build_extension_miss_hit_and_corrupted_library(isolated_cache: Path) ->
 HIT_TIMER = textwrap.dedent("""
     import json, sys, time
     started = time.perf_counter()
-    from kerneltrials.verifier._build import BuildRequest, load_artifact
-    from kerneltrials.verifier._compiler import build_extension
+    from kerneltrials.verifier.protocol import BuildRequest
+    from kerneltrials.verifier.worker._load_artifact import load_artifact
+    from kerneltrials.verifier.builds._compiler import build_extension
     request = BuildRequest.from_dict(json.loads(sys.argv[1]))
     import torch  # the run stage has torch loaded already: time the hit, not the import
     started = time.perf_counter()
@@ -214,7 +215,7 @@ HIT_TIMER = textwrap.dedent("""
 @pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_cache_hit_in_a_fresh_process_is_under_half_a_second(isolated_cache: Path) -> None:
-    from kerneltrials.verifier._compiler import build_extension
+    from kerneltrials.verifier.builds._compiler import build_extension
 
     request = a_relu_request("hit-timer")
     build_extension(request)

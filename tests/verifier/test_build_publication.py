@@ -7,26 +7,25 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from kerneltrials.sandbox import ExitInfo
 from kerneltrials.tasks import load_task
-from kerneltrials.verifier import QUICK_TIMING, CheckOptions, Status, check
-from kerneltrials.verifier._build import BuildRequest, load_artifact
-from kerneltrials.verifier._build_jobs import validate_requests
-from kerneltrials.verifier._buildcache import BuildCache
-from kerneltrials.verifier._jobs import JobDied, WorkerFailed
-from kerneltrials.verifier._session import Outcome, Session
-from kerneltrials.verifier._stages import build_stage, compile_failure
+from kerneltrials.verifier import QUICK_TIMING, Built, CheckOptions, Status, build, check
+from kerneltrials.verifier.builds._cache import BuildCache
+from kerneltrials.verifier.builds._jobs import validate_requests
+from kerneltrials.verifier.harness._jobs import JobDied, WorkerFailed
+from kerneltrials.verifier.harness._session import Outcome, Session
+from kerneltrials.verifier.harness._stages import build_stage, compile_failure
+from kerneltrials.verifier.protocol import BuildRequest, Collected
+from kerneltrials.verifier.worker._load_artifact import load_artifact
 from tests.verifier._build_fixtures import a_relu_request
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 RELU = (REPO_ROOT / "kerneltrials" / "tasks" / "reference" / "level1" / "relu.py").read_text()
 SHARED_TOOLCHAIN = Path(os.environ["KERNELTRIALS_CACHE"]) / "builds" / ".toolchain"
-BUILD_ONLY = CheckOptions(build_only=True)
 
 
 @pytest.fixture
@@ -45,8 +44,16 @@ def _library(cache: Path, key: str) -> Path:
     return cache / key / f"kt_{key}.so"
 
 
-def _session(source: str, options: CheckOptions = BUILD_ONLY) -> Session:
-    return Session(task=load_task("L1/relu"), source=source, options=options, configs=[],
+def _built(source: str, options: CheckOptions | None = None) -> Built:
+    """The build stage alone (the scheduler's build job)."""
+    built = build("L1/relu", source, options)
+    assert built.verdict is None and built.artifacts, built.verdict
+    return built
+
+
+def _session(source: str, options: CheckOptions | None = None) -> Session:
+    return Session(task=load_task("L1/relu"), source=source, options=options or CheckOptions(),
+                   configs=[],
                    hidden_seed=0)
 
 
@@ -71,11 +78,10 @@ for _path, _data in (({str(_library(cache, victim))!r}, b"\\x7fELF poisoned"),
 @pytest.mark.slow
 @pytest.mark.timeout(900)
 def test_module_level_python_cannot_poison_another_candidates_build(private_cache: Path) -> None:
-    honest = check("L1/relu", RELU, options=BUILD_ONLY)
-    assert honest.status == Status.NOT_RUN and honest.compiled, honest.reasons
-    victim = honest.build["keys"][0]
+    honest = _built(RELU)
+    victim = honest.build_info["keys"][0]
     before = _sha(_library(private_cache, victim))
-    check("L1/relu", _attacker(private_cache, victim), options=BUILD_ONLY)
+    build("L1/relu", _attacker(private_cache, victim))  # its verdict does not matter here
     assert _sha(_library(private_cache, victim)) == before
     assert not (private_cache / "planted.so").exists()
     again = check("L1/relu", RELU, timing=QUICK_TIMING, compile_baseline=False)
@@ -86,13 +92,13 @@ def test_module_level_python_cannot_poison_another_candidates_build(private_cach
 @pytest.mark.slow
 @pytest.mark.timeout(900)
 def test_a_library_tampered_on_disk_is_detected_and_rebuilt(private_cache: Path) -> None:
-    first = check("L1/relu", RELU, options=BUILD_ONLY)
-    key = first.build["keys"][0]
+    first = _built(RELU)
+    key = first.build_info["keys"][0]
     library = _library(private_cache, key)
     original = library.read_bytes()
     library.write_bytes(original[:-16] + b"\x90" * 16)  # same size, new bytes
-    second = check("L1/relu", RELU, options=BUILD_ONLY)
-    assert second.status == Status.NOT_RUN and not second.build["cache_hit"], second.build
+    second = _built(RELU)
+    assert not second.build_info["cache_hit"], second.build_info
     assert library.read_bytes() != original[:-16] + b"\x90" * 16
     assert BuildCache(private_cache).lookup(key) is not None
 
@@ -103,7 +109,7 @@ def test_a_tampered_binding_object_is_rebuilt_not_linked(tmp_path: Path,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     import torch
 
-    from kerneltrials.verifier._compiler import build_extension, toolchain_store
+    from kerneltrials.verifier.builds._compiler import build_extension, toolchain_store
 
     monkeypatch.setenv("KERNELTRIALS_CACHE", str(tmp_path / "cache"))  # toolchain too
     build_extension(a_relu_request("binding-a"))
@@ -120,7 +126,7 @@ def test_a_tampered_binding_object_is_rebuilt_not_linked(tmp_path: Path,
 MARKED = RELU + '''
 import sys as _sys
 print("KT-MARKER imported by", " ".join(_sys.argv), file=_sys.stderr, flush=True)
-if "compile" in _sys.argv:
+if any("compile" in _arg for _arg in _sys.argv):
     import os as _os
     _os._exit(3)
 '''
@@ -131,7 +137,7 @@ if "compile" in _sys.argv:
 def test_the_compile_job_never_imports_the_candidate(private_cache: Path) -> None:
     session = _session(MARKED)
     try:
-        build_stage(session)
+        items = build_stage(session)
     finally:
         session.close()
     roles = {worker.role: worker for worker in session.workers}
@@ -139,7 +145,7 @@ def test_the_compile_job_never_imports_the_candidate(private_cache: Path) -> Non
     stderr = {role: worker.exit_info.stderr if worker.exit_info else "" for role, worker in roles.items()}
     assert "KT-MARKER imported by" in stderr["collect"] and "collect" in stderr["collect"]
     assert "KT-MARKER" not in stderr["compile"]
-    assert session.build_info["cache_hit"] is False and len(session.artifacts) == 1
+    assert session.build_info["cache_hit"] is False and len(items) == 1
 
 
 @pytest.mark.timeout(300)
@@ -182,11 +188,12 @@ class ModelNew(nn.Module):
 @pytest.mark.slow
 @pytest.mark.timeout(900)
 def test_a_compile_past_its_cpu_time_ends_as_the_candidates_timeout(private_cache: Path) -> None:
-    from kerneltrials.verifier._compiler import build_extension
+    from kerneltrials.verifier.builds._compiler import build_extension
 
     build_extension(a_relu_request("warm-the-pch"))  # the PCH of these flags exists first
-    options = replace(BUILD_ONLY, build_cpu_time_s=15, build_timeout_s=600)
-    verdict = check("L1/relu", BURN, options=options)
+    options = CheckOptions(build_cpu_time_s=15, build_timeout_s=600)
+    verdict = build("L1/relu", BURN, options).verdict
+    assert verdict is not None
     assert verdict.status == Status.TIMEOUT, verdict.reasons
     assert any("cpu time limit" in reason.lower() for reason in verdict.reasons), verdict.reasons
 
@@ -236,7 +243,7 @@ def _request(**changes: object) -> dict[str, object]:
 ])
 def test_a_malformed_collect_reply_is_rejected(reply: dict[str, object]) -> None:
     with pytest.raises(Outcome) as raised:
-        validate_requests(reply, "cpu")
+        validate_requests(Collected(requests=reply["requests"]), "cpu")
     assert raised.value.status == Status.REJECTED
     assert raised.value.reasons[0].startswith("build:invalid_request:")
 
@@ -245,7 +252,7 @@ def test_a_malformed_collect_reply_is_rejected(reply: dict[str, object]) -> None
 def test_a_genuine_request_survives_the_round_trip() -> None:
     request = BuildRequest.from_load_inline("cpu", "e", ["int f();"], functions={"f": "doc"},
                                             extra_cflags=["-O3"], with_cuda=False)
-    assert validate_requests({"requests": [request.to_dict()]}, "cpu") == [request]
+    assert validate_requests(Collected(requests=[request.to_dict()]), "cpu") == [request]
 
 
 @pytest.mark.timeout(60)

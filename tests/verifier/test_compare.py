@@ -5,7 +5,12 @@ from __future__ import annotations
 import pytest
 import torch
 
-from kerneltrials.verifier._compare import Comparison, compare_outputs, compare_tensor, is_constant
+from kerneltrials.verifier.harness._compare import (
+    Comparison,
+    compare_outputs,
+    compare_tensor,
+    is_constant,
+)
 
 pytestmark = pytest.mark.timeout(30)
 ATOL = RTOL = 1e-2

@@ -58,7 +58,7 @@ def _cuda_build_of_torch() -> bool:
 def test_cuda_candidate_compiles_and_is_not_run_without_a_gpu() -> None:
     import torch
 
-    from kerneltrials.verifier._fastbuild import find_fast_cxx
+    from kerneltrials.verifier.builds._fast import find_fast_cxx
 
     options = CheckOptions(backend="cuda", timing=QUICK_TIMING, compile_baseline=False)
     # A fresh comment each run: a cold build, so the verdict shows how it was built.

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import pytest
 
-from kerneltrials.verifier._cudasplit import (
+from kerneltrials.verifier.builds.cuda._split import (
     SplitUnavailable,
     device_unit,
     mask_source,
     rewrite_launches,
     split_cuda_source,
 )
-from kerneltrials.verifier._cudaunits import _host_defines, check_resolved, template_instantiations
+from kerneltrials.verifier.builds.cuda._units import (
+    _host_defines,
+    check_resolved,
+    template_instantiations,
+)
 
 SOURCE = r'''
 #include <torch/extension.h>
@@ -153,7 +157,7 @@ def test_nvcc_defines_reach_the_host_unit_once() -> None:
 
 @pytest.mark.timeout(10)
 def test_split_can_be_turned_off(monkeypatch: pytest.MonkeyPatch) -> None:
-    from kerneltrials.verifier._cudaunits import is_split_enabled
+    from kerneltrials.verifier.builds.cuda._units import is_split_enabled
 
     monkeypatch.delenv("KERNELTRIALS_CUDA_SPLIT", raising=False)
     assert is_split_enabled()
@@ -187,11 +191,11 @@ def test_types_with_device_members_are_on_both_sides() -> None:
 
 @pytest.mark.timeout(10)
 def test_the_verdict_names_how_each_library_was_built() -> None:
-    from kerneltrials.verifier._build import describe_build
+    from kerneltrials.verifier.builds._jobs import describe_build
 
-    assert describe_build({"cache_hit": True, "details": {}}) == "cached"
-    assert describe_build({"details": {"path": "stock"}}) == "stock"
-    assert describe_build({"details": {"path": "fast", "cuda_units": "split"}}) == "fast+split"
+    assert describe_build({}, cache_hit=True) == "cached"
+    assert describe_build({"path": "stock"}) == "stock"
+    assert describe_build({"path": "fast", "cuda_units": "split"}) == "fast+split"
     why = "whole: SplitUnavailable: a kernel with internal linkage"
-    assert describe_build({"details": {"path": "fast", "cuda_units": why}}) == \
+    assert describe_build({"path": "fast", "cuda_units": why}) == \
         "fast+whole (SplitUnavailable: a kernel with internal linkage)"

@@ -18,18 +18,18 @@ from pathlib import Path
 
 import pytest
 
-from kerneltrials.verifier._build import BuildRequest
-from kerneltrials.verifier._buildcache import BuildCache
-from kerneltrials.verifier._cudaunits import compile_split
-from kerneltrials.verifier._fastbuild import (
+from kerneltrials.verifier.builds._cache import BuildCache
+from kerneltrials.verifier.builds._fast import (
     BINDING_NAME,
     _cuda_command,
     ensure_pch,
     find_fast_cxx,
     write_sources,
 )
-from kerneltrials.verifier._stockflags import stock_flags
-from kerneltrials.verifier._toolrun import run_tool
+from kerneltrials.verifier.builds._stock_flags import stock_flags
+from kerneltrials.verifier.builds._toolrun import run_tool
+from kerneltrials.verifier.builds.cuda._units import compile_split
+from kerneltrials.verifier.protocol import BuildRequest
 from tests.verifier._build_fixtures import has_nvcc
 
 SHARED_TOOLCHAIN = Path(os.environ["KERNELTRIALS_CACHE"]) / "builds" / ".toolchain"
@@ -228,7 +228,7 @@ def _launches(library: Path, module_name: str, call: str, tmp_path: Path) -> lis
 ])
 def test_launches_reach_the_registered_kernels_with_their_configuration(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, units: str) -> None:
-    from kerneltrials.verifier._compiler import build_extension
+    from kerneltrials.verifier.builds._compiler import build_extension
 
     if units == "whole":
         monkeypatch.setenv("KERNELTRIALS_CUDA_SPLIT", "0")

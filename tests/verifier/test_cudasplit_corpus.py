@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from kerneltrials.verifier._build import BuildRequest, load_artifact
-from kerneltrials.verifier._fastbuild import find_fast_cxx
+from kerneltrials.verifier.builds._fast import find_fast_cxx
+from kerneltrials.verifier.protocol import BuildRequest
+from kerneltrials.verifier.worker._load_artifact import load_artifact
 from tests.verifier._build_fixtures import has_nvcc
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "cuda_corpus"
@@ -40,7 +41,7 @@ def _request(path: Path) -> BuildRequest:
 @pytest.mark.parametrize("path", sorted(CORPUS.glob("*.cu")), ids=lambda path: path.stem)
 def test_typical_cuda_candidates_take_the_split_build(path: Path, tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    from kerneltrials.verifier._compiler import build_extension
+    from kerneltrials.verifier.builds._compiler import build_extension
 
     monkeypatch.setenv("KERNELTRIALS_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("KERNELTRIALS_PCH_CACHE", str(SHARED_TOOLCHAIN))

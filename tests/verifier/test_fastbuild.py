@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 import torch
 
-from kerneltrials.verifier._build import BuildRequest, CompileError, load_artifact
-from kerneltrials.verifier._fastbuild import binding_source, export_stubs, find_fast_cxx
-from kerneltrials.verifier._signatures import find_signatures
+from kerneltrials.verifier.builds._fast import binding_source, export_stubs, find_fast_cxx
+from kerneltrials.verifier.builds._signatures import find_signatures
+from kerneltrials.verifier.protocol import BuildRequest, CompileError
+from kerneltrials.verifier.worker._load_artifact import load_artifact
 from tests.verifier._build_fixtures import a_cuda_request, a_relu_request, has_nvcc
 
 SHARED_TOOLCHAIN = Path(os.environ["KERNELTRIALS_CACHE"]) / "builds" / ".toolchain"
@@ -92,7 +93,7 @@ def _reference(x: torch.Tensor) -> torch.Tensor:
 @needs_clang
 @pytest.mark.timeout(900)
 def test_fast_and_stock_paths_give_identical_results(isolated_cache: Path, tmp_path: Path) -> None:
-    from kerneltrials.verifier._compiler import build_extension, build_stock
+    from kerneltrials.verifier.builds._compiler import build_extension, build_stock
 
     request = a_relu_request("fast-vs-stock")
     fast = build_extension(request)
@@ -100,7 +101,7 @@ def test_fast_and_stock_paths_give_identical_results(isolated_cache: Path, tmp_p
     stock_dir = tmp_path / "stock"
     stock_dir.mkdir()
     build_stock(request, "kt_stock_reference", stock_dir)
-    from kerneltrials.verifier._build import BuildArtifact
+    from kerneltrials.verifier.protocol import BuildArtifact
 
     stock = BuildArtifact("stock", str(stock_dir / "kt_stock_reference.so"), "kt_stock_reference", "relu")
     x = torch.randn(4097, generator=torch.Generator().manual_seed(0))
@@ -113,7 +114,7 @@ def test_fast_and_stock_paths_give_identical_results(isolated_cache: Path, tmp_p
 @needs_clang
 @pytest.mark.timeout(900)
 def test_compile_error_carries_the_compiler_message(isolated_cache: Path) -> None:
-    from kerneltrials.verifier._compiler import build_extension
+    from kerneltrials.verifier.builds._compiler import build_extension
 
     broken = a_relu_request(source="torch::Tensor relu_forward(torch::Tensor x) { return x + undefined_name; }")
     with pytest.raises(CompileError) as raised:
@@ -126,7 +127,7 @@ def test_compile_error_carries_the_compiler_message(isolated_cache: Path) -> Non
 @needs_clang
 @pytest.mark.timeout(900)
 def test_candidate_with_its_own_pybind_module_loads_under_our_module_name(isolated_cache: Path) -> None:
-    from kerneltrials.verifier._compiler import build_extension
+    from kerneltrials.verifier.builds._compiler import build_extension
 
     source = ("torch::Tensor twice(torch::Tensor x) { return x + x; }\n"
               "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def(\"twice\", &twice); }\n")
@@ -140,7 +141,7 @@ def test_candidate_with_its_own_pybind_module_loads_under_our_module_name(isolat
 @pytest.mark.skipif(not has_nvcc(), reason="nvcc not found: set CUDA_HOME to the CUDA toolkit")
 @pytest.mark.timeout(900)
 def test_cuda_candidate_compiles_without_a_gpu(isolated_cache: Path) -> None:
-    from kerneltrials.verifier._compiler import build_extension
+    from kerneltrials.verifier.builds._compiler import build_extension
 
     artifact = build_extension(a_cuda_request())
     assert Path(artifact.library_path).is_file() and not artifact.cache_hit
@@ -151,7 +152,7 @@ def test_cuda_candidate_compiles_without_a_gpu(isolated_cache: Path) -> None:
 
 @pytest.mark.timeout(30)
 def test_stock_flags_are_torchs_own_with_the_candidates_appended() -> None:
-    from kerneltrials.verifier._stockflags import stock_flags
+    from kerneltrials.verifier.builds._stock_flags import stock_flags
 
     plain = stock_flags(a_relu_request(), "kerneltrials_binding")
     assert "-DTORCH_EXTENSION_NAME=kerneltrials_binding" in plain.cflags
@@ -182,7 +183,7 @@ int64_t max_threads() { return omp_get_max_threads(); }
 @needs_clang
 @pytest.mark.timeout(900)
 def test_openmp_candidate_builds_fast_and_runs_in_parallel_regions(isolated_cache: Path) -> None:
-    from kerneltrials.verifier._compiler import build_extension
+    from kerneltrials.verifier.builds._compiler import build_extension
 
     request = BuildRequest.from_load_inline(
         "cpu", "omp", [OPENMP_SOURCE], functions=["scaled_rows", "max_threads"],
@@ -198,8 +199,8 @@ def test_openmp_candidate_builds_fast_and_runs_in_parallel_regions(isolated_cach
 
 @pytest.mark.timeout(10)
 def test_nvcc_uses_clang_as_host_compiler_unless_the_candidate_chose_one() -> None:
-    from kerneltrials.verifier._fastbuild import _cuda_command
-    from kerneltrials.verifier._stockflags import StockFlags
+    from kerneltrials.verifier.builds._fast import _cuda_command
+    from kerneltrials.verifier.builds._stock_flags import StockFlags
 
     def flags(cuda_cflags: list[str]) -> StockFlags:
         return StockFlags(cxx=["c++"], cflags=[], post_cflags=[], ldflags=[], nvcc=["nvcc"],

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from kerneltrials.verifier._build import BuildRequest
-from kerneltrials.verifier._flags import forbidden_flags
+from kerneltrials.verifier.protocol import BuildRequest
+from kerneltrials.verifier.static._flags import forbidden_flags
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 FIELDS = ("extra_cflags", "extra_cuda_cflags", "extra_ldflags", "extra_include_paths")

@@ -10,8 +10,12 @@ import types
 import pytest
 import torch
 
-from kerneltrials.verifier._guards import ComputeRecorder, KernelTracker
-from kerneltrials.verifier._integrity import ThreadWatch, integrity_changes, integrity_snapshot
+from kerneltrials.verifier.worker._guards import ComputeRecorder, KernelTracker
+from kerneltrials.verifier.worker._integrity import (
+    ThreadWatch,
+    integrity_changes,
+    integrity_snapshot,
+)
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -29,8 +33,9 @@ def test_recorder_sees_compute_but_not_views_allocation_or_copies() -> None:
 
 @pytest.mark.slow  # builds (or loads from the cache) a small extension
 def test_recorder_sees_aten_calls_made_from_a_cpp_extension() -> None:
-    from kerneltrials.verifier._build import BuildRequest, load_artifact
-    from kerneltrials.verifier._compiler import build_extension
+    from kerneltrials.verifier.builds._compiler import build_extension
+    from kerneltrials.verifier.protocol import BuildRequest
+    from kerneltrials.verifier.worker._load_artifact import load_artifact
     from tests.verifier.corpus import ATEN_CPP, CORPUS_FLAGS
 
     request = BuildRequest.from_load_inline("cpu", name="aten", cpp_sources=[ATEN_CPP],

@@ -6,7 +6,11 @@ import pytest
 
 from kerneltrials.agents import resolve_provider
 from kerneltrials.verifier import Status, Verdict
-from kerneltrials.verifier._llm_verifier import parse_review, review_candidate, strip_for_review
+from kerneltrials.verifier.harness._llm_verifier import (
+    parse_review,
+    review_candidate,
+    strip_for_review,
+)
 from tests.agents.fake_llm_server import FakeLLMServer, error, text
 
 pytestmark = pytest.mark.timeout(60)

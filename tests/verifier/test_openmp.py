@@ -12,15 +12,15 @@ import pytest
 
 import kerneltrials
 from kerneltrials.verifier import QUICK_TIMING, CheckOptions, Status
-from kerneltrials.verifier._fastbuild import find_fast_cxx
-from kerneltrials.verifier._hardware import hardware_fingerprint
-from kerneltrials.verifier._openmp import (
+from kerneltrials.verifier.builds._fast import find_fast_cxx
+from kerneltrials.verifier.harness._hardware import hardware_fingerprint
+from kerneltrials.verifier.harness._openmp import (
     BLOCKTIME_MS,
     OPENMP_ENV,
     preloaded_openmp,
-    rest_seconds,
     worker_env,
 )
+from kerneltrials.verifier.worker._openmp import rest_seconds
 from tests.verifier.candidates import candidate
 
 needs_fast_path = pytest.mark.skipif(find_fast_cxx() is None, reason="no clang for the fast path")
@@ -69,7 +69,7 @@ def test_native_setup_stock_builds_and_cuda_keep_the_linked_runtime(
 
 PROBE = """
 import json, resource, time, torch
-from kerneltrials.verifier._openmp import rest_threads
+from kerneltrials.verifier.worker._openmp import rest_threads
 torch.set_num_threads(2)
 x = torch.randn(512, 4096)
 torch.relu(x)

@@ -1,4 +1,4 @@
-"""Profiler feedback: perf and Nsight Compute parsing, rendering, and a real profile."""
+"""Profiler feedback: perf parsing, rendering, and a real profile."""
 
 from __future__ import annotations
 
@@ -7,8 +7,7 @@ import pytest
 import kerneltrials
 from kerneltrials.agents import format_feedback
 from kerneltrials.verifier import QUICK_TIMING, CheckOptions
-from kerneltrials.verifier._ncu import NCU_METRICS, parse_ncu_csv
-from kerneltrials.verifier._profiling import parse_perf_csv, summarise_profile
+from kerneltrials.verifier.harness._profiling import parse_perf_csv, summarise_profile
 from tests.verifier.candidates import candidate
 
 PERF_OUTPUT = """\
@@ -17,27 +16,10 @@ PERF_OUTPUT = """\
 3000,,instructions,1000,100.00,,
 """
 
-NCU_CSV = '''==PROF== Connected to process 123
-"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Section Name","Metric Name","Metric Unit","Metric Value"
-"0","123","python","h","relu_kernel(float const*, float*, long)","1","7","","gpu__time_duration.sum","nsecond","4,096"
-"0","123","python","h","relu_kernel(float const*, float*, long)","1","7","","sm__warps_active.avg.pct_of_peak_sustained_active","%","87.5"
-"1","123","python","h","other_kernel","1","7","","dram__throughput.avg.pct_of_peak_sustained_elapsed","%","91.25"
-"1","123","python","h","other_kernel","1","7","","not_a_metric_we_asked_for","%","1"
-'''
-
-
 def test_perf_csv_reads_counters_and_names_the_unsupported_ones() -> None:
     counters, note = parse_perf_csv(PERF_OUTPUT)
     assert counters == {"task-clock": 12.5, "instructions": 3000.0}
     assert "cycles" in note and "not supported" in note
-
-
-def test_ncu_csv_is_parsed_per_kernel_with_labelled_metrics() -> None:
-    kernels = parse_ncu_csv(NCU_CSV)
-    assert [k["kernel"] for k in kernels] == ["relu_kernel(float const*, float*, long)", "other_kernel"]
-    assert kernels[0]["metrics"] == {"kernel time (ns)": 4096.0, "achieved occupancy %": 87.5}
-    assert kernels[1]["metrics"] == {"DRAM throughput %": 91.25}
-    assert 20 <= len(NCU_METRICS) <= 30  # "about two dozen", fixed and documented
 
 
 def test_feedback_shows_the_profile_and_its_notes() -> None:

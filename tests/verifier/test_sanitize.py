@@ -5,13 +5,16 @@ from __future__ import annotations
 import json
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, ClassVar
 
 import pytest
 
 from kerneltrials.sandbox import SandboxLimits, resolve_sandbox
-from kerneltrials.verifier._jobs import MESSAGE_CHARS, WorkerFailed, WorkerJob
-from kerneltrials.verifier._sanitize import MAX_LINE_CHARS, sanitize_candidate_text
+from kerneltrials.verifier.harness._jobs import MESSAGE_CHARS, WorkerFailed, WorkerJob
+from kerneltrials.verifier.harness._sanitize import MAX_LINE_CHARS, sanitize_candidate_text
+from kerneltrials.verifier.protocol import Empty, Request
 
 SECRET = "kt-sanitize-secret-0123456789"
 
@@ -73,6 +76,17 @@ def test_host_prefixes_are_shortened() -> None:
 
 
 @pytest.mark.timeout(120)
+def _op_named(name: str) -> Request[Empty]:
+    """A request of an operation no worker knows (its name is echoed in the refusal)."""
+
+    @dataclass(frozen=True)
+    class Unknown(Request[Empty]):
+        op: ClassVar[str] = name
+        reply_type: ClassVar[type[Any]] = Empty
+
+    return Unknown()
+
+
 def test_worker_failure_text_is_sanitised_on_arrival(tmp_path: Path, secret_env: str) -> None:
     """A real worker answers an unknown op by echoing it: the echo is candidate-sized text
     with a secret in it, and arrives in :class:`WorkerFailed` capped and redacted."""
@@ -80,7 +94,7 @@ def test_worker_failure_text_is_sanitised_on_arrival(tmp_path: Path, secret_env:
                        SandboxLimits(wall_timeout_s=60.0))
     try:
         with pytest.raises(WorkerFailed) as failure:
-            worker.request(f"{secret_env} " + "x" * 20_000, 60.0)
+            worker.request(_op_named(f"{secret_env} " + "x" * 20_000), 60.0)
     finally:
         worker.close()
     message = str(failure.value)

@@ -8,7 +8,7 @@ import pytest
 
 from kerneltrials.tasks import load_task, shape_configs
 from kerneltrials.verifier import CheckOptions, ConfigResult, Status, TimingStats, Verdict
-from kerneltrials.verifier._speed import custom_share, flag_suspicious
+from kerneltrials.verifier.harness._speed import custom_share, flag_suspicious
 from tests.verifier.corpus import TASKS
 
 pytestmark = pytest.mark.timeout(120)

@@ -12,8 +12,8 @@ import time
 
 import pytest
 
-from kerneltrials.verifier._static import run_static_checks
-from kerneltrials.verifier._static_cpp import check_cpp
+from kerneltrials.verifier.static._checks import run_static_checks
+from kerneltrials.verifier.static._cpp import check_cpp
 from kerneltrials.verifier.verdict import Status
 
 PRELUDE = """
@@ -217,7 +217,7 @@ def test_unknown_policy_is_an_error() -> None:
 
 
 def test_static_checks_take_milliseconds_and_never_import_torch() -> None:
-    code = ("import sys, time\nfrom kerneltrials.verifier._static import run_static_checks\n"
+    code = ("import sys, time\nfrom kerneltrials.verifier.static._checks import run_static_checks\n"
             f"source = {candidate('return ext.k(x)')!r}\n"
             "start = time.perf_counter()\n"
             "for _ in range(50): run_static_checks(source, 'cpu', 'strict')\n"

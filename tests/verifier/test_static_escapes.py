@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from kerneltrials.agents import _examples
-from kerneltrials.verifier._static import run_static_checks
-from kerneltrials.verifier._static_cpp import check_cpp, cpp_sources
+from kerneltrials.verifier.static._checks import run_static_checks
+from kerneltrials.verifier.static._cpp import check_cpp, cpp_sources
 from tests.verifier.candidates import candidate as shared_candidate
 from tests.verifier.corpus import HONEST, load
 

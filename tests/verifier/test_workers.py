@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, ClassVar
 
 import pytest
 
 from kerneltrials._pids import pid_alive
 from kerneltrials.sandbox import SandboxLimits, resolve_sandbox
-from kerneltrials.verifier._jobs import WorkerFailed, WorkerJob
+from kerneltrials.verifier.harness._jobs import WorkerFailed, WorkerJob
+from kerneltrials.verifier.protocol import Empty, Request
 
 pytestmark = pytest.mark.timeout(120)
+
+
+@dataclass(frozen=True)
+class NoSuchOp(Request[Empty]):
+    op: ClassVar[str] = "no_such_op"
+    reply_type: ClassVar[type[Any]] = Empty
 
 
 def _worker(tmp_path: Path, role: str) -> WorkerJob:
@@ -32,7 +41,7 @@ def test_a_worker_that_was_never_asked_anything_is_killed_on_close(tmp_path: Pat
 def test_a_used_worker_exits_on_request_with_status_zero(tmp_path: Path) -> None:
     worker = _worker(tmp_path, "candidate")
     with pytest.raises(WorkerFailed, match="unknown op"):  # ready, then refuses a bad op
-        worker.request("no_such_op", 60.0)
+        worker.request(NoSuchOp(), 60.0)
 
     info = worker.close()
 

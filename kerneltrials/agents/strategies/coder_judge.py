@@ -17,6 +17,7 @@ from kerneltrials.agents._provider import Message, Provider
 from kerneltrials.agents._registry import register_strategy
 from kerneltrials.agents._strategy import AgentCall, Attempt, Strategy, StrategyContext, Verify
 from kerneltrials.agents.feedback import format_feedback
+from kerneltrials.verifier.verdict import Status
 
 JUDGE_SYSTEM = """You review GPU/CPU kernels written to replace PyTorch operators.
 You get the task, a candidate and the verifier's result. Answer with ONE JSON object only.
@@ -76,7 +77,7 @@ class CoderJudgeStrategy(Strategy):
         ]
         key = self.key(context, attempt.round, attempt.sample, "judge")
         call = self.ask(provider, context, prompt, key, self.judge_temperature)
-        fields = CORRECT_FIELDS if attempt.verdict.get("status") == "correct" else FAILED_FIELDS
+        fields = CORRECT_FIELDS if attempt.verdict.status == Status.CORRECT else FAILED_FIELDS
         return render_critique(call.completion.text, fields), call
 
     def revision_messages(

@@ -8,6 +8,7 @@ from kerneltrials.agents._provider import Message, Provider
 from kerneltrials.agents._registry import register_strategy
 from kerneltrials.agents._strategy import Attempt, Strategy, StrategyContext, Verify
 from kerneltrials.agents.feedback import format_feedback
+from kerneltrials.verifier.verdict import Status, Verdict
 
 FIX = "Your candidate failed. Fix the issue above and answer with the complete corrected module."
 FASTER = "Your candidate is correct. Make it faster, keeping it correct; answer with the complete module."
@@ -36,13 +37,14 @@ class RefineStrategy(Strategy):
             )
             attempt = self.judge_reply(context, verify, round, 0, [call])
             attempts.append(attempt)
-            correct = attempt.verdict.get("status") == "correct"
+            correct = attempt.verdict.status == Status.CORRECT
             if correct and self.stop_when_correct:
                 break
             messages = [*attempt.messages, Message("user", feedback_message(attempt.verdict))]
         return attempts
 
 
-def feedback_message(verdict: dict) -> str:
-    ask = FASTER if verdict.get("status") == "correct" else FIX
+def feedback_message(verdict: Verdict) -> str:
+    """The next user turn: the verdict's feedback and what to do about it."""
+    ask = FASTER if verdict.status == Status.CORRECT else FIX
     return f"Verifier result:\n{format_feedback(verdict)}\n\n{ask}"

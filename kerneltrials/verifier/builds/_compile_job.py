@@ -26,8 +26,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from kerneltrials.verifier._build import BuildRequest, CompileError, CpuTimeExceeded
-from kerneltrials.verifier._fastbuild import FastPathUnavailable, FastPlan, build_fast, is_cpu_limit
+from kerneltrials.verifier.builds._fast import (
+    FastPathUnavailable,
+    FastPlan,
+    build_fast,
+    is_cpu_limit,
+)
+from kerneltrials.verifier.protocol._build import BuildRequest, CompileError, CpuTimeExceeded
 
 LIB_DIR, PCH_DIR, BINDING_DIR = "lib", "pch", "binding"
 _CPU_LIMIT_TEXT = "CPU time limit exceeded"

@@ -2,9 +2,9 @@
 
 This is the trusted side of a build. It computes every key itself — the library's
 content key (sources, flags, backend, toolchain and torch versions), the PCH's and the
-binding object's (``_fastbuild``) — looks them up in the stores (every lookup verifies
+binding object's (``_fast``) — looks them up in the stores (every lookup verifies
 the entry's digests), and on a miss has the request compiled into a private output
-directory: by a sandboxed compile job in a check (``_build_jobs``), or in this process
+directory: by a sandboxed compile job in a check (``_jobs``), or in this process
 for trusted callers (:func:`build_extension`: benchmarks, tests). It then hashes what
 was produced and publishes it under the keys it computed, and nothing else.
 Design and measurements: docs/design/builds.md.
@@ -23,9 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from kerneltrials._toolversion import version_line
-from kerneltrials.verifier._build import BuildArtifact, BuildRequest, CompileError
-from kerneltrials.verifier._buildcache import BuildCache, resolve_max_bytes
-from kerneltrials.verifier._compile_job import (  # noqa: F401 - build_stock re-exported
+from kerneltrials.verifier.builds._cache import BuildCache, resolve_max_bytes
+from kerneltrials.verifier.builds._compile_job import (  # noqa: F401 - build_stock re-exported
     BINDING_DIR,
     LIB_DIR,
     PCH_DIR,
@@ -33,14 +32,15 @@ from kerneltrials.verifier._compile_job import (  # noqa: F401 - build_stock re-
     compile_into,
     find_library,
 )
-from kerneltrials.verifier._fastbuild import (
+from kerneltrials.verifier.builds._fast import (
     BINDING_OBJECT,
     PCH_FILE,
     FastPlan,
     fast_inputs,
     fast_toolchain,
 )
-from kerneltrials.verifier._stockflags import ensure_cuda_arch_list, resolve_with_cuda
+from kerneltrials.verifier.builds._stock_flags import ensure_cuda_arch_list, resolve_with_cuda
+from kerneltrials.verifier.protocol._build import BuildArtifact, BuildRequest, CompileError
 
 DEFAULT_CUDA_HOME = "/usr/local/cuda-13.0"
 TOOLCHAIN_DIR = ".toolchain"  # PCHs and binding objects: a store nested in the cache root
@@ -88,7 +88,7 @@ def ensure_cuda_home() -> str:
 
 def toolchain_fingerprint(backend: str) -> dict[str, str]:
     """Versions that change the produced library; part of every cache key."""
-    import torch
+    import torch  # heavy: doctor and the cache tools import this module without running torch
 
     fingerprint = {
         "torch": torch.__version__,

@@ -11,7 +11,7 @@ translation unit and compiles torch's headers from scratch with g++, we
   3. compile the candidate's unit, the binding unit and the CUDA unit in parallel (2 jobs;
      nvcc's host and device halves count as two units, and nvcc's host compiler is clang);
   4. link with lld when present, aliasing ``PyInit_<module>`` to the binding's init.
-The flags are stock's own (see _stockflags.py). Anything this path cannot do raises
+The flags are stock's own (see _stock_flags.py). Anything this path cannot do raises
 :class:`FastPathUnavailable` and the caller builds the stock way. Measurements and the
 reasoning: docs/design/builds.md.
 """
@@ -32,12 +32,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from kerneltrials._toolversion import version_line
-from kerneltrials.verifier._build import BuildRequest
-from kerneltrials.verifier._buildcache import BuildCache
-from kerneltrials.verifier._fastcuda import _cuda_command, compile_cuda  # noqa: F401 - re-exported (tests)
-from kerneltrials.verifier._signatures import find_signatures
-from kerneltrials.verifier._stockflags import StockFlags, stock_flags
-from kerneltrials.verifier._toolrun import run_tool
+from kerneltrials.verifier.builds._cache import BuildCache
+from kerneltrials.verifier.builds._signatures import find_signatures
+from kerneltrials.verifier.builds._stock_flags import StockFlags, stock_flags
+from kerneltrials.verifier.builds._toolrun import run_tool
+from kerneltrials.verifier.builds.cuda._fast import _cuda_command, compile_cuda  # noqa: F401 - re-exported (tests)
+from kerneltrials.verifier.protocol._build import BuildRequest
 
 BINDING_NAME = "kerneltrials_binding"  # TORCH_EXTENSION_NAME in every unit: PCHs stay valid
 PCH_FILE = "extension.h.pch"  # the one file of a PCH entry

@@ -2,7 +2,7 @@
 
 1. A ``collect`` job imports the candidate with ``load_inline`` intercepted and returns
    the requests; the parent checks them field by field (attacker-controlled data) and
-   runs the flag allow-list (``_flags``): any forbidden flag is ``rejected`` before any
+   runs the flag allow-list (``static/_flags``): any forbidden flag is ``rejected`` before any
    compile job starts.
 2. For each request the parent computes the keys and looks them up (``_compiler``); on a
    miss a ``compile`` job (no candidate code, no cache writable) compiles it into a
@@ -18,23 +18,54 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from kerneltrials.sandbox import Mount, SandboxStartError
-from kerneltrials.verifier._build import MAX_REQUESTS, BuildRequest, InvalidRequest
-from kerneltrials.verifier._compiler import CompilePlan, CompileRunner, build_with, library_store
-from kerneltrials.verifier._flags import forbidden_flags
-from kerneltrials.verifier._jobs import ForgedReply, JobDied, WorkerFailed
-from kerneltrials.verifier._session import Outcome, Session
+from kerneltrials.verifier import protocol as wire
+from kerneltrials.verifier.builds._artifact import BuiltArtifact
+from kerneltrials.verifier.builds._compiler import (
+    CompilePlan,
+    CompileRunner,
+    build_with,
+    library_store,
+)
+from kerneltrials.verifier.harness._jobs import ForgedReply, JobDied, WorkerFailed
+from kerneltrials.verifier.harness._session import Outcome, Session
+from kerneltrials.verifier.protocol import (
+    MAX_REQUESTS,
+    BuildArtifact,
+    BuildRequest,
+    HandedArtifact,
+    InvalidRequest,
+)
+from kerneltrials.verifier.static._flags import forbidden_flags
 from kerneltrials.verifier.verdict import Status
 
 _PASSED_ENV = ("KERNELTRIALS_CXX", "KERNELTRIALS_CUDA_SPLIT", "CUDA_HOME", "TORCH_CUDA_ARCH_LIST")
 
 
-def validate_requests(reply: dict[str, Any], backend: str) -> list[BuildRequest]:
+def library_digest(artifact: BuildArtifact) -> str | None:
+    """The sha256 the cache's record holds for ``artifact``'s library, or None."""
+    info = (library_store().recorded(artifact.key) or {}).get(Path(artifact.library_path).name)
+    digest = info.get("sha256") if isinstance(info, dict) else None
+    return digest if isinstance(digest, str) else None
+
+
+def describe_build(details: Mapping[str, Any], cache_hit: bool = False) -> str:
+    """How a library was built, from its build details: ``cached``, ``stock``, ``fast``,
+    or for CUDA ``fast+split`` / ``fast+whole (why the split was not taken)``
+    (docs/design/builds.md)."""
+    if cache_hit or "path" not in details:
+        return "cached"
+    units, _, why = str(details.get("cuda_units", "")).partition(": ")
+    return str(details["path"]) + (f"+{units}" if units else "") + (f" ({why})" if why else "")
+
+
+def validate_requests(reply: wire.Collected, backend: str) -> list[BuildRequest]:
     """The collect job's requests, checked; raises :class:`Outcome` (``rejected``)."""
-    items = reply.get("requests")
+    items = reply.requests
     if not isinstance(items, list) or len(items) > MAX_REQUESTS:
         raise Outcome(Status.REJECTED, f"build:invalid_request:not a list of at most "
                                        f"{MAX_REQUESTS} load_inline requests")
@@ -73,8 +104,8 @@ def collect_requests(session: Session) -> list[BuildRequest]:
     except SandboxStartError as error:
         raise Outcome(Status.ERROR, f"harness:sandbox:{error}") from error
     try:
-        reply = worker.request("collect", options.build_timeout_s,
-                               candidate=str(session.candidate_path), backend=options.backend)
+        reply = worker.request(wire.Collect(candidate=str(session.candidate_path),
+                                            backend=options.backend), options.build_timeout_s)
     finally:
         worker.close()
     return validate_requests(reply, options.backend)
@@ -94,41 +125,47 @@ def compile_in_job(session: Session) -> CompileRunner:
             raise Outcome(Status.ERROR, f"harness:sandbox:{error}") from error
         started = time.monotonic()
         try:
-            reply = worker.request("compile", options.build_timeout_s,
-                                   request=plan.request.to_dict(), module_name=plan.module_name,
-                                   out_dir=str(out_dir), details=plan.details,
-                                   fast=plan.fast.to_dict() if plan.fast else None)
+            reply = worker.request(wire.Compile(
+                request=plan.request, module_name=plan.module_name, out_dir=str(out_dir),
+                details=plan.details, fast=plan.fast.to_dict() if plan.fast else None),
+                options.build_timeout_s)
         except (WorkerFailed, JobDied, ForgedReply) as error:
             raise CompileJobFailed(error, time.monotonic() - started) from error
         finally:
             worker.close()
-        details = reply.get("details")
-        return details if isinstance(details, dict) else {}
+        return reply.details
 
     return run
 
 
-def hand_off(session: Session, items: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+def hand_off(session: Session, items: list[BuiltArtifact]) -> list[HandedArtifact] | None:
     """Copy each library into ``artifacts/``, checking the bytes copied against the
-    digest record; the items pointing at the copies, or None when one does not match."""
+    digest record (which must hold the digest the build stage recorded); the artifacts
+    pointing at the copies, or None when one does not match."""
     store = library_store()
     handed = []
     for item in items:
-        artifact = dict(item["artifact"])
-        name = Path(artifact["library_path"]).name
-        copy = session.root / "artifacts" / name
-        if not store.copy_verified(artifact["key"], name, copy):
-            store.remove(artifact["key"])  # tampered since publication: rebuilt next time
+        copy = session.root / "artifacts" / item.library_name
+        if (library_digest(item.artifact) != item.sha256
+                or not store.copy_verified(item.artifact.key, item.library_name, copy)):
+            store.remove(item.artifact.key)  # tampered since publication: rebuilt next time
             return None
-        handed.append({"request": item["request"], "artifact": {**artifact, "library_path": str(copy)}})
+        artifact = BuildArtifact.from_dict({**item.artifact.to_dict(), "library_path": str(copy)})
+        handed.append(HandedArtifact(request=item.request, artifact=artifact))
     return handed
 
 
-def build_artifacts(session: Session) -> list[dict[str, Any]]:
+def build_artifacts(session: Session) -> list[BuiltArtifact]:
     """Collect, check, compile or find, and publish every extension of the candidate."""
     requests = collect_requests(session)
     check_flags(requests)
     runner = compile_in_job(session)
-    return [{"request": request.to_dict(),
-             "artifact": build_with(request, runner, session.root).to_dict()}
-            for request in requests]
+    built = []
+    for request in requests:
+        artifact = build_with(request, runner, session.root)
+        digest = library_digest(artifact)
+        if digest is None:
+            raise Outcome(Status.ERROR, "harness:build_cache:a library vanished after its "
+                                        "publication")
+        built.append(BuiltArtifact(request, artifact, digest))
+    return built

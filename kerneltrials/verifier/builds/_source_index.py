@@ -14,12 +14,14 @@ import hashlib
 import json
 import os
 import tempfile
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
-from kerneltrials.verifier._compiler import cache_root, library_store, toolchain_fingerprint
+from kerneltrials.verifier.builds._artifact import BuiltArtifact
+from kerneltrials.verifier.builds._compiler import cache_root, library_store, toolchain_fingerprint
+from kerneltrials.verifier.builds._jobs import library_digest
 
-INDEX_VERSION = 1
+INDEX_VERSION = 2  # 2: each artifact carries its library's sha256
 
 
 def index_dir() -> Path:
@@ -32,29 +34,32 @@ def _key(source: str, backend: str) -> str:
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
-def lookup_artifacts(source: str, backend: str) -> list[dict[str, Any]] | None:
+def lookup_artifacts(source: str, backend: str) -> list[BuiltArtifact] | None:
     """The recorded artifacts when every one is still intact in the cache (its digests
-    match the record the parent wrote when it published it), else None."""
+    match the record the parent wrote when it published it, and the digest recorded here),
+    else None."""
     path = index_dir() / f"{_key(source, backend)}.json"
     try:
-        items = json.loads(path.read_text())["artifacts"]
-    except (OSError, ValueError, KeyError):
+        items = [BuiltArtifact.from_dict(item) for item in json.loads(path.read_text())["artifacts"]]
+    except (OSError, ValueError, KeyError, TypeError):
         return None
     cache = library_store()
+    found = []
     for item in items:
-        entry = cache.lookup(item["artifact"]["key"])  # checks the entry's digests
-        library = entry / Path(item["artifact"]["library_path"]).name if entry else None
-        if library is None or not library.is_file():
+        entry = cache.lookup(item.artifact.key)  # checks the entry's digests
+        library = entry / item.library_name if entry else None
+        if library is None or not library.is_file() or library_digest(item.artifact) != item.sha256:
             return None
-        item["artifact"].update(library_path=str(library), cache_hit=True, build_s=0.0)
-    return items
+        artifact = replace(item.artifact, library_path=str(library), cache_hit=True, build_s=0.0)
+        found.append(replace(item, artifact=artifact))
+    return found
 
 
-def record_artifacts(source: str, backend: str, items: list[dict[str, Any]]) -> None:
+def record_artifacts(source: str, backend: str, items: list[BuiltArtifact]) -> None:
     """Remember ``items`` for ``source`` (atomically: a reader never sees half a file)."""
     directory = index_dir()
     directory.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=directory, suffix=".tmp")
     with os.fdopen(handle, "w") as file:
-        json.dump({"artifacts": items}, file)
+        json.dump({"artifacts": [item.to_dict() for item in items]}, file)
     os.replace(temporary, directory / f"{_key(source, backend)}.json")

@@ -12,7 +12,7 @@ import shlex
 import tempfile
 from dataclasses import dataclass
 
-from kerneltrials.verifier._build import BuildRequest
+from kerneltrials.verifier.protocol._build import BuildRequest
 
 DEFAULT_CUDA_ARCH_LIST = "9.0"  # compile-only hosts have no GPU to ask; H100 is the target
 

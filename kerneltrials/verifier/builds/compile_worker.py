@@ -1,50 +1,48 @@
-"""The build operations of a worker: ``collect`` (import the candidate, record its
-``load_inline`` calls) and ``compile`` (one request into a private output directory).
+"""The compile job: ``python -m kerneltrials.verifier.builds.compile_worker``.
 
-They run in different jobs. The collect job runs the candidate's module-level Python, so
-its reply is attacker-controlled data the parent checks field by field; it sees no
-cache. The compile job never imports the candidate: it gets one request from the parent
-and writes only under its output directory (docs/design/builds.md).
+It answers one ``compile`` request (``kerneltrials.verifier.protocol.Compile``) and
+``exit``, with the protocol's frame loop. It never imports a candidate: its only inputs
+are the request's text and flags (checked by the parent's flag allow-list) and the
+toolchain entries the parent verified and mounted read-only; it writes only under the
+request's output directory (``_compile_job``; docs/design/builds.md). It is a separate
+entry point from the candidate-hosting worker, so that worker never imports the build
+machinery.
 """
 
 from __future__ import annotations
 
-import traceback
 from pathlib import Path
-from typing import Any
 
-from kerneltrials.verifier._build import BuildRequest, CompileError, CpuTimeExceeded
-from kerneltrials.verifier._faults import WorkerFault
-
-
-def collect_op(state: Any, request: dict[str, Any]) -> dict[str, Any]:
-    """Import the candidate with ``load_inline`` intercepted; the requests it made."""
-    from kerneltrials.verifier._intercept import collect_build_requests
-
-    if state.role != "collect":
-        raise WorkerFault("protocol", "only a collect worker imports a candidate to build it")
-    try:
-        requests = collect_build_requests(Path(request["candidate"]), request["backend"])
-    except Exception as error:
-        raise WorkerFault("import_error", f"{type(error).__name__}: {error}",
-                          traceback.format_exc(limit=12)) from error
-    return {"requests": [item.to_dict() for item in requests]}
+from kerneltrials.verifier import protocol as wire
+from kerneltrials.verifier.builds._compile_job import compile_into
+from kerneltrials.verifier.builds._fast import FastPlan
+from kerneltrials.verifier.protocol import CompileError, CpuTimeExceeded, Handler, WorkerFault
 
 
-def compile_op(state: Any, request: dict[str, Any]) -> dict[str, Any]:
+def compile_op(state: object, request: wire.Compile) -> wire.Compiled:
     """Compile the parent's request into ``out_dir`` (no candidate code runs here)."""
-    from kerneltrials.verifier._compile_job import compile_into
-    from kerneltrials.verifier._fastbuild import FastPlan
-
-    if state.role != "compile":
-        raise WorkerFault("protocol", "only a compile worker compiles")
-    build_request = BuildRequest.from_dict(request["request"])
-    plan = FastPlan(**request["fast"]) if request.get("fast") else None
+    plan = FastPlan(**request.fast) if request.fast else None
     try:
-        details = compile_into(build_request, request["module_name"], Path(request["out_dir"]),
-                               plan, dict(request.get("details") or {}))
+        details = compile_into(request.request, request.module_name, Path(request.out_dir), plan,
+                               dict(request.details))
     except CpuTimeExceeded as error:
         raise WorkerFault("cpu_time_limit", str(error)) from error
     except CompileError as error:
         raise WorkerFault("compile_error", str(error), error.log) from error
-    return {"details": details}
+    return wire.Compiled(details=details)
+
+
+def exit_op(state: object, request: wire.Exit) -> wire.Empty:
+    return wire.Empty()
+
+
+HANDLERS = {wire.Compile.op: Handler(wire.Compile, compile_op),
+            wire.Exit.op: Handler(wire.Exit, exit_op)}
+
+
+def main() -> None:
+    wire.serve(None, HANDLERS, lambda: None)
+
+
+if __name__ == "__main__":
+    main()

@@ -14,9 +14,11 @@ from typing import Any
 import torch
 
 from kerneltrials.tasks import ShapeConfig
-from kerneltrials.verifier._compare import Comparison, compare_tensor
-from kerneltrials.verifier._jobs import ForgedReply, JobDied, WorkerFailed, WorkerJob
-from kerneltrials.verifier._session import Outcome, Session
+from kerneltrials.verifier import protocol as wire
+from kerneltrials.verifier.harness._compare import Comparison, compare_tensor
+from kerneltrials.verifier.harness._failures import candidate_failure, reference_failure
+from kerneltrials.verifier.harness._jobs import ForgedReply, JobDied, WorkerFailed, WorkerJob
+from kerneltrials.verifier.harness._session import Outcome, Session
 from kerneltrials.verifier.verdict import ConfigResult, Status
 
 #: What the autograd engine itself may run while it routes gradients.
@@ -55,20 +57,16 @@ def check_backward(session: Session, reference: WorkerJob, candidate: WorkerJob,
     mine, theirs = session.path("candidate-out", f"grads-{tag}.pt"), session.path("private", f"grads-{tag}.pt")
     timeout = session.options.call_timeout_s
     try:
-        reply = candidate.request("grad", timeout, config=config.name, inputs_path=inputs,
-                                  path=mine, seed=seed)
+        reply = candidate.request(wire.Grad(config=config.name, inputs_path=inputs, path=mine,
+                                            seed=seed), timeout)
     except (WorkerFailed, JobDied, ForgedReply) as error:
-        from kerneltrials.verifier._stages import candidate_failure
-
         raise candidate_failure(error, f"backward[{config.name}]") from error
     try:
-        reference.request("grad", timeout, config=config.name, inputs_path=inputs, path=theirs,
-                          seed=seed)
-    except (WorkerFailed, JobDied) as error:
-        from kerneltrials.verifier._stages import reference_failure
-
+        reference.request(wire.Grad(config=config.name, inputs_path=inputs, path=theirs,
+                                    seed=seed), timeout)
+    except (WorkerFailed, JobDied, ForgedReply) as error:
         raise reference_failure(error, session.task.path) from error
-    _apply_policy(session, reply.get("backward_ops", []))
+    _apply_policy(session, reply.backward_ops)
     try:
         produced = torch.load(mine, weights_only=True)
     except Exception as error:

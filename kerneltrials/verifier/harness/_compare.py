@@ -12,6 +12,8 @@ from typing import Any
 
 import torch
 
+from kerneltrials.verifier.protocol import leaves, paired_leaves
+
 TINY = 1e-12
 
 
@@ -30,17 +32,10 @@ class Comparison:
             self.reasons.append(reason)
 
 
-def flatten(value: Any) -> list[Any]:
-    if isinstance(value, list | tuple):
-        return [leaf for item in value for leaf in flatten(item)]
-    return [value]
-
-
 def same_structure(reference: Any, candidate: Any) -> bool:
-    if isinstance(reference, list | tuple):
-        return (isinstance(candidate, list | tuple) and len(reference) == len(candidate)
-                and all(same_structure(r, c) for r, c in zip(reference, candidate, strict=True)))
-    return isinstance(reference, torch.Tensor) == isinstance(candidate, torch.Tensor)
+    pairs = paired_leaves(reference, candidate)
+    return pairs is not None and all(
+        isinstance(r, torch.Tensor) == isinstance(c, torch.Tensor) for r, c in pairs)
 
 
 def _shape(tensor: torch.Tensor) -> str:
@@ -138,7 +133,7 @@ def compare_outputs(reference: Any, candidate: Any, atol: float, rtol: float) ->
         result.fail("correctness:output_structure (expected "
                     f"{_describe(reference)}, got {_describe(candidate)})")
         return result
-    for index, (ref, out) in enumerate(zip(flatten(reference), flatten(candidate), strict=True)):
+    for index, (ref, out) in enumerate(zip(leaves(reference), leaves(candidate), strict=True)):
         if isinstance(ref, torch.Tensor):
             compare_tensor(ref, out, atol, rtol, result, label=f"output{index}")
     return result
@@ -165,8 +160,5 @@ def find_mutated_inputs(before: list[Any], after: list[Any] | None) -> list[int]
 
 def non_exact_types(structure: Any) -> list[str]:
     """Types in a worker's output description that are not exactly ``torch.Tensor``."""
-    if isinstance(structure, list):
-        return [name for item in structure for name in non_exact_types(item)]
-    if isinstance(structure, dict) and not structure.get("exact_tensor", False):
-        return [str(structure.get("type"))]
-    return []
+    return [str(leaf.get("type")) for leaf in leaves(structure)
+            if isinstance(leaf, dict) and not leaf.get("exact_tensor", False)]

@@ -3,25 +3,22 @@
 from __future__ import annotations
 
 import functools
-import os
 import platform
 from typing import Any
 
-from kerneltrials._cpuinfo import cpu_model
+from kerneltrials._cpuinfo import cpu_model, usable_cores
+from kerneltrials.verifier.builds._compiler import toolchain_fingerprint
+from kerneltrials.verifier.harness._openmp import openmp_label
 
 
 @functools.cache
 def hardware_fingerprint(backend: str) -> dict[str, Any]:
     """CPU/GPU model, core count, torch and toolchain versions."""
-    import torch
+    import torch  # heavy: only when a verdict is made (``kerneltrials.verifier`` loads lazily)
 
-    from kerneltrials.verifier._compiler import toolchain_fingerprint
-    from kerneltrials.verifier._openmp import openmp_label
-
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     info: dict[str, Any] = {
         "cpu": cpu_model(),
-        "cores": cores,
+        "cores": usable_cores(),
         "machine": platform.machine(),
         "torch": torch.__version__,
         "python": platform.python_version(),
@@ -36,6 +33,6 @@ def hardware_fingerprint(backend: str) -> dict[str, Any]:
 
 
 def gpu_available() -> bool:
-    import torch
+    import torch  # heavy: see hardware_fingerprint
 
     return bool(torch.cuda.is_available())

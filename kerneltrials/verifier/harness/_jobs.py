@@ -15,7 +15,7 @@ import sys
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from kerneltrials.sandbox import (
     ExitInfo,
@@ -25,15 +25,23 @@ from kerneltrials.sandbox import (
     SandboxLimits,
     build_job_env,
 )
-from kerneltrials.verifier._protocol import (
+from kerneltrials.verifier.harness._sanitize import sanitize_candidate_text
+from kerneltrials.verifier.protocol import (
     ChannelClosed,
     ChannelTimeout,
+    Exit,
+    Failure,
     MalformedFrame,
+    MalformedMessage,
+    Request,
+    from_wire,
     recv_frame,
+    request_frame,
     send_frame,
     send_hello,
 )
-from kerneltrials.verifier._sanitize import sanitize_candidate_text
+
+R = TypeVar("R")
 
 _log = logging.getLogger("kerneltrials.verifier.jobs")
 
@@ -49,7 +57,8 @@ class JobDied(Exception):
 
 
 class ForgedReply(Exception):
-    """A frame on the channel did not carry the job's nonce."""
+    """A frame on the channel did not carry the job's nonce, or its fields do not have
+    the types of the reply it claims to be."""
 
 
 MESSAGE_CHARS = 2000  # a WorkerFailed message (one exception's text)
@@ -57,7 +66,7 @@ DETAIL_CHARS = 4000  # its detail (a traceback, a compiler log): _stages trims i
 
 
 class WorkerFailed(Exception):
-    """The worker answered with a failure of some ``kind`` (see ``_worker_ops``)."""
+    """The worker answered with a failure of some ``kind`` (``protocol.WorkerFault``)."""
 
     def __init__(self, kind: str, message: str, detail: str = "") -> None:
         super().__init__(message)
@@ -66,7 +75,11 @@ class WorkerFailed(Exception):
 
 
 def worker_argv(role: str) -> list[str]:
-    return [sys.executable, "-m", "kerneltrials.verifier._worker", role]
+    """The compile job runs the build side's entry point; every other role the worker
+    that hosts candidate or reference code (it never imports the build machinery)."""
+    if role == "compile":
+        return [sys.executable, "-m", "kerneltrials.verifier.builds.compile_worker"]
+    return [sys.executable, "-m", "kerneltrials.verifier.worker", role]
 
 
 class WorkerJob:
@@ -94,14 +107,15 @@ class WorkerJob:
     def isolation(self) -> dict[str, Any]:
         return dict(self.process.isolation)
 
-    def request(self, op: str, timeout_s: float, **fields: Any) -> dict[str, Any]:
-        """Send one request and return the worker's successful reply.
+    def request(self, message: Request[R], timeout_s: float) -> R:
+        """Send one request and return the worker's successful reply, typed.
 
         The first request first waits for the worker to be ready (its answer to
         ``hello``): starting Python and torch counts against the job's wall clock, never
         against one request's ``timeout_s``. No candidate code runs before that answer.
 
-        Raises :class:`WorkerFailed`, :class:`JobDied` or :class:`ForgedReply`.
+        Raises :class:`WorkerFailed`, :class:`JobDied` or :class:`ForgedReply` (also for
+        a reply whose fields do not have their types: replies are attacker-controlled).
         """
         if not self._ready:
             self._receive("startup", max(0.1, self.process.seconds_left()))
@@ -109,20 +123,29 @@ class WorkerJob:
         budget = max(0.1, min(timeout_s, self.process.seconds_left()))
         started = time.monotonic()
         try:
-            send_frame(self.process.channel, {"op": op, **fields})
+            send_frame(self.process.channel, request_frame(message))
         except OSError:
             self.exit_info = self.process.wait(timeout_s=10) or self.process.kill()
-            raise JobDied(self.role, self.exit_info, op) from None
-        reply = self._receive(op, budget)
-        _log.debug("%s %s: %.3f s (worker %.1f ms)", self.role, op, time.monotonic() - started,
-                   float(reply.get("worker_ms") or 0.0))
-        if not reply.get("ok"):
-            # Candidate code writes these texts (exception messages, compiler output): they
-            # reach the verdict, so they are capped and sanitised here, once (_sanitize).
-            raise WorkerFailed(sanitize_candidate_text(str(reply.get("kind")), 80),
-                               sanitize_candidate_text(str(reply.get("message")), MESSAGE_CHARS),
-                               sanitize_candidate_text(str(reply.get("detail", "")), DETAIL_CHARS))
-        return reply
+            raise JobDied(self.role, self.exit_info, message.op) from None
+        frame = self._receive(message.op, budget)
+        _log.debug("%s %s: %.3f s", self.role, message.op, time.monotonic() - started)
+        try:
+            if frame.get("ok") is not True:
+                raise self._failed(from_wire(Failure, {k: v for k, v in frame.items()
+                                                       if k not in ("ok", "nonce", "worker_ms")}))
+            return message.read_reply(frame)
+        except MalformedMessage as error:
+            self.exit_info = self.process.kill()
+            raise ForgedReply(f"{self.role} worker sent a malformed {message.op} reply "
+                              f"({error})") from None
+
+    @staticmethod
+    def _failed(failure: Failure) -> WorkerFailed:
+        # Candidate code writes these texts (exception messages, compiler output): they
+        # reach the verdict, so they are capped and sanitised here, once (_sanitize).
+        return WorkerFailed(sanitize_candidate_text(failure.kind, 80),
+                            sanitize_candidate_text(failure.message, MESSAGE_CHARS),
+                            sanitize_candidate_text(failure.detail, DETAIL_CHARS))
 
     def _receive(self, during: str, budget_s: float) -> dict[str, Any]:
         """The next frame, checked: it must carry this job's nonce."""
@@ -148,7 +171,7 @@ class WorkerJob:
             return
         self._exit_asked = True
         try:
-            send_frame(self.process.channel, {"op": "exit"})
+            send_frame(self.process.channel, request_frame(Exit()))
         except OSError:
             pass
 

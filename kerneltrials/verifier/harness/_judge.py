@@ -12,8 +12,14 @@ from typing import Any
 import torch
 
 from kerneltrials.tasks import ShapeConfig
-from kerneltrials.verifier._compare import compare_outputs, find_mutated_inputs, non_exact_types
-from kerneltrials.verifier._session import Outcome, Session
+from kerneltrials.verifier import protocol as wire
+from kerneltrials.verifier.harness._compare import (
+    compare_outputs,
+    find_mutated_inputs,
+    non_exact_types,
+)
+from kerneltrials.verifier.harness._session import Outcome, Session
+from kerneltrials.verifier.protocol import leaves, paired_leaves
 from kerneltrials.verifier.verdict import ConfigResult, Status
 
 
@@ -26,18 +32,12 @@ def judge_structures(structures: list[Any]) -> None:
     bad = sorted({name for s in structures for name in non_exact_types(s)})
     if bad:
         raise reject(f"integrity:output_not_plain_tensor:{', '.join(bad)}")
-    for item in _leaves(structures):
+    for item in (leaf for leaf in leaves(structures) if isinstance(leaf, dict)):
         if item.get("device") != item.get("expected_device"):
             raise reject(f"integrity:output_wrong_device:{item.get('device')} "
                          f"(expected {item.get('expected_device')})")
         if item.get("layout") != "torch.strided":
             raise reject(f"integrity:output_no_storage:{item.get('layout')}")
-
-
-def _leaves(structure: Any) -> list[dict[str, Any]]:
-    if isinstance(structure, list):
-        return [leaf for item in structure for leaf in _leaves(item)]
-    return [structure] if isinstance(structure, dict) else []
 
 
 def judge_policy(policy: str, ops: list[str], reference_ops: list[str], where: str) -> None:
@@ -50,22 +50,21 @@ def judge_policy(policy: str, ops: list[str], reference_ops: list[str], where: s
                      f"({','.join(reference_ops)}) on {where}: no custom kernel replaced any")
 
 
-def judge_run_reply(session: Session, config: ShapeConfig, reply: dict[str, Any],
+def judge_run_reply(session: Session, config: ShapeConfig, reply: wire.RunReport,
                     reference_ops: list[str]) -> None:
     """The checks that need no tensor: integrity, kernels called, policy, aliasing."""
-    if reply.get("integrity"):
-        raise reject(*reply["integrity"])
-    judge_structures(reply.get("structures", []))
-    if any(int(count) == 0 for count in reply.get("kernel_calls", [0])):
+    if reply.integrity:
+        raise reject(*reply.integrity)
+    judge_structures(reply.structures)
+    if any(count == 0 for count in reply.kernel_calls):
         raise reject(f"integrity:no_custom_call:a call of forward ran no compiled function "
                      f"on {config.name}")
-    judge_policy(str(session.options.policy), list(reply.get("ops", [])), reference_ops,
-                 config.name)
-    if reply.get("aliases_input"):
+    judge_policy(str(session.options.policy), reply.ops, reference_ops, config.name)
+    if reply.aliases_input:
         raise reject(f"integrity:output_aliases_input on {config.name}")
 
 
-def judge_outputs(session: Session, config: ShapeConfig, reply: dict[str, Any],
+def judge_outputs(session: Session, config: ShapeConfig, reply: wire.RunReport,
                   paths: dict[str, str], result: ConfigResult) -> None:
     """Correctness of the first call, then repeats, mutation, re-addressing and replays."""
     try:
@@ -91,10 +90,9 @@ def judge_outputs(session: Session, config: ShapeConfig, reply: dict[str, Any],
         return
     _judge_readdressed(produced.get("readdressed"), session.reference_pool(config.name), atol,
                        rtol, config)
-    _judge_replays(produced.get("replays") or [], reply.get("replays", []), outputs[0], config)
-    share = reply.get("custom_share")
-    if isinstance(share, float | int):
-        result.custom_shares.append(float(share))
+    _judge_replays(produced.get("replays") or [], reply.replays, outputs[0], config)
+    if reply.custom_share is not None:
+        result.custom_shares.append(reply.custom_share)
 
 
 def _judge_readdressed(output: Any, pool: Any, atol: float, rtol: float,
@@ -107,22 +105,24 @@ def _judge_readdressed(output: Any, pool: Any, atol: float, rtol: float,
                      f"input buffers gave a wrong output on {config.name} (cached by address?)")
 
 
-def _judge_replays(outputs: list[Any], replays: list[dict[str, Any]], clean: Any,
+def _judge_replays(outputs: list[Any], replays: list[wire.Replay], clean: Any,
                    config: ShapeConfig) -> None:
     if len(outputs) != len(replays):
         raise reject("integrity:malformed_replays")
     for poisoned, replay in zip(outputs, replays, strict=True):
-        if not replay.get("poisoned"):
+        if not replay.poisoned:
             continue  # the call produced nothing to poison (an empty tensor): no evidence
         if not _changed(clean, poisoned):
-            raise reject(f"integrity:custom_output_unused:{replay.get('name')}#{replay.get('index')}"
+            raise reject(f"integrity:custom_output_unused:{replay.name}#{replay.index}"
                          f" (poisoning its output left forward's output unchanged on {config.name})")
 
 
 def _changed(clean: Any, poisoned: Any) -> bool:
-    if isinstance(clean, list | tuple) and isinstance(poisoned, list | tuple):
-        return len(clean) != len(poisoned) or any(
-            _changed(a, b) for a, b in zip(clean, poisoned, strict=True))
+    pairs = paired_leaves(clean, poisoned)
+    return pairs is None or any(_leaf_changed(a, b) for a, b in pairs)
+
+
+def _leaf_changed(clean: Any, poisoned: Any) -> bool:
     if isinstance(clean, torch.Tensor) and isinstance(poisoned, torch.Tensor):
         if clean.shape != poisoned.shape or clean.dtype != poisoned.dtype:
             return True
@@ -132,25 +132,25 @@ def _changed(clean: Any, poisoned: Any) -> bool:
     return clean != poisoned
 
 
-def judge_timing_reply(session: Session, config: ShapeConfig, reply: dict[str, Any],
+def judge_timing_reply(session: Session, config: ShapeConfig, reply: wire.Timed,
                        n_calls: int, spot_path: str | None) -> None:
     """A timed batch: integrity, kernels on every call, and the spot-checked outputs."""
-    if reply.get("integrity"):
-        raise reject(*reply["integrity"])
-    if int(reply.get("kernel_calls", 0)) < n_calls:
+    if reply.integrity:
+        raise reject(*reply.integrity)
+    if reply.kernel_calls is None or reply.kernel_calls < n_calls:
         raise reject(f"integrity:no_custom_call:timed calls ran no compiled function on {config.name}")
-    spots = reply.get("spots") or []
+    spots = reply.spots
     if not spots or spot_path is None:
         return
-    judge_structures([spot.get("structure") for spot in spots])
+    judge_structures([spot.structure for spot in spots])
     for spot in spots:
-        judge_policy(str(session.options.policy), list(spot.get("ops", [])),
+        judge_policy(str(session.options.policy), spot.ops,
                      session_reference_ops(session, config), f"{config.name} (timed)")
     outputs = torch.load(spot_path, weights_only=True)
     pool = session.reference_pool(config.name)
     atol, rtol = session.task.tolerance()
     for spot, output in zip(spots, outputs, strict=True):
-        expected = pool[int(spot["pool"]) % len(pool)]
+        expected = pool[spot.pool % len(pool)]
         if not compare_outputs(expected, output, atol, rtol).passed:
             raise reject(f"integrity:timed_output_mismatch:a timed call's output is wrong on "
                          f"{config.name} (behaves differently while timed)")

@@ -11,7 +11,8 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from kerneltrials.verifier._static_cpp import _looks_like_cpp, strip_cpp
+from kerneltrials.agents import Message
+from kerneltrials.verifier.static._cpp import _looks_like_cpp, strip_cpp
 from kerneltrials.verifier.verdict import Verdict
 
 SYSTEM_PROMPT = (
@@ -64,8 +65,6 @@ def parse_review(text: str) -> str | None:
 def review_candidate(verdict: Verdict, source: str, provider: Any,
                      task_source: str | None = None) -> Verdict:
     """Ask ``provider`` (an ``agents`` Provider) to review ``source``; annotate ``verdict``."""
-    from kerneltrials.agents import Message
-
     user = f"Candidate:\n```python\n{strip_for_review(source)}\n```"
     if task_source:
         user = f"Task reference:\n```python\n{strip_for_review(task_source)}\n```\n\n{user}"

@@ -11,7 +11,8 @@ candidate one pool, in the reference worker as much as in the candidate's
 A pool's threads keep spinning after a parallel region (libomp: 200 ms), long enough to
 steal the cores while the parent times the other side next. The workers bound that spin
 (``KMP_BLOCKTIME``) and wait it out at the end of each batch, so the side not being timed
-is asleep; the flush before each timed call wakes the pool again outside the timer.
+is asleep (``worker/_openmp.py``); the flush before each timed call wakes the pool again
+outside the timer.
 """
 
 from __future__ import annotations
@@ -19,41 +20,27 @@ from __future__ import annotations
 import functools
 import os
 import subprocess
-import time
-from collections.abc import Mapping
+
+from kerneltrials.verifier.builds._fast import find_fast_cxx
+from kerneltrials.verifier.worker._openmp import LIBOMP
 
 #: ``native`` keeps every process on the runtime it links (torch: libgomp).
 OPENMP_ENV = "KERNELTRIALS_OPENMP"
-_LIBOMP = "libomp.so.5"
 #: How long an idle libomp thread spins before it sleeps. Longer than the gaps between the
 #: parallel regions of one timed call on this kind of machine, short against a batch.
 BLOCKTIME_MS = 5
 
 
-def rest_seconds(env: Mapping[str, str]) -> float:
-    """How long a worker with ``env`` waits after a batch: its bounded spin, or nothing."""
-    blocktime = env.get("KMP_BLOCKTIME", "")
-    if not blocktime.isdigit() or _LIBOMP not in env.get("LD_PRELOAD", ""):
-        return 0.0
-    return (int(blocktime) + 1) / 1000
-
-
-#: Read once, when the worker imports this module, before any candidate code runs.
-_REST_S = rest_seconds(os.environ)
-
-
 @functools.cache
 def preloaded_openmp(backend: str) -> str | None:
     """The libomp every worker preloads on ``backend``, or None (runtime as linked)."""
-    from kerneltrials.verifier._fastbuild import find_fast_cxx
-
     if backend != "cpu" or os.environ.get(OPENMP_ENV, "").strip() == "native":
         return None
     cxx = find_fast_cxx()
     if cxx is None:  # stock builds use g++ and libgomp, torch's own runtime
         return None
     try:
-        found = subprocess.run([cxx, f"-print-file-name={_LIBOMP}"], capture_output=True,
+        found = subprocess.run([cxx, f"-print-file-name={LIBOMP}"], capture_output=True,
                                text=True, timeout=30).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return None
@@ -69,9 +56,3 @@ def worker_env(backend: str) -> dict[str, str]:
     """Environment a worker starts with so that it runs on the chosen runtime."""
     library = preloaded_openmp(backend)
     return {"LD_PRELOAD": library, "KMP_BLOCKTIME": str(BLOCKTIME_MS)} if library else {}
-
-
-def rest_threads() -> None:
-    """Let this worker's OpenMP pool fall asleep before the other side is timed."""
-    if _REST_S:
-        time.sleep(_REST_S)

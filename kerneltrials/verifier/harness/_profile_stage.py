@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from kerneltrials.verifier._jobs import ForgedReply, JobDied, WorkerFailed, WorkerJob
-from kerneltrials.verifier._profiling import start_perf, stop_perf, summarise_profile
-from kerneltrials.verifier._session import Session
+from kerneltrials.verifier import protocol as wire
+from kerneltrials.verifier.harness._jobs import ForgedReply, JobDied, WorkerFailed, WorkerJob
+from kerneltrials.verifier.harness._profiling import start_perf, stop_perf, summarise_profile
+from kerneltrials.verifier.harness._session import Session
 
 
 def profile_stage(session: Session, candidate: WorkerJob) -> dict[str, Any]:
@@ -15,13 +16,11 @@ def profile_stage(session: Session, candidate: WorkerJob) -> dict[str, Any]:
     pid = getattr(getattr(candidate.process, "popen", None), "pid", None)
     perf = start_perf(pid) if session.options.backend == "cpu" and pid else None
     try:
-        reply = candidate.request("profile", session.options.call_timeout_s, config=config,
-                                  calls=3)
+        reply = candidate.request(wire.Profile(config=config, calls=3),
+                                  session.options.call_timeout_s)
     except (WorkerFailed, JobDied, ForgedReply) as error:
         stop_perf(perf)
         return {"tool": "none", "top_ops": [], "note": f"profiling failed: {error}"}
     counters, note = stop_perf(perf) if session.options.backend == "cpu" else ({}, "")
-    if session.options.backend == "cuda":
-        note = "Nsight Compute metrics need `ncu` on the GPU host (see kerneltrials/verifier/_ncu.py)"
     tool = "perf+torch.profiler" if counters else "torch.profiler"
-    return summarise_profile(reply.get("top_ops", []), counters, note, tool)
+    return summarise_profile([wire.to_wire(row) for row in reply.top_ops], counters, note, tool)

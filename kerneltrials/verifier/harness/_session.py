@@ -7,12 +7,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import torch
+
 from kerneltrials._scratch import make_scratch_dir
 from kerneltrials.sandbox import Mount, Sandbox, resolve_sandbox
 from kerneltrials.tasks import ShapeConfig, TaskSpec
-from kerneltrials.verifier._jobs import WorkerJob
-from kerneltrials.verifier._openmp import worker_env
 from kerneltrials.verifier._options import CheckOptions
+from kerneltrials.verifier.harness._jobs import WorkerJob
+from kerneltrials.verifier.harness._openmp import worker_env
+from kerneltrials.verifier.protocol import HandedArtifact
 from kerneltrials.verifier.verdict import ConfigResult, Status
 
 
@@ -40,7 +43,7 @@ class Session:
     root: Path = field(default_factory=lambda: make_scratch_dir("check"))
     sandbox: Sandbox | None = None
     workers: list[WorkerJob] = field(default_factory=list)
-    artifacts: list[dict[str, Any]] = field(default_factory=list)
+    artifacts: list[HandedArtifact] = field(default_factory=list)  # copies the run job loads
     results: dict[str, ConfigResult] = field(default_factory=dict)
     reasons: list[str] = field(default_factory=list)
     isolation: dict[str, Any] = field(default_factory=dict)
@@ -59,8 +62,6 @@ class Session:
         """Those outputs, loaded once per configuration (the readdressed check and the
         spot check after every timed batch all read them)."""
         if self._pool is None or self._pool[0] != config_name:
-            import torch
-
             self._pool = (config_name, torch.load(self.pool_path(config_name), weights_only=True))
         return self._pool[1]
 
@@ -114,9 +115,6 @@ class Session:
         if role == "candidate" or (role == "collect" and not self.isolation):
             self.isolation = job.isolation
         return job
-
-    def fail(self, status: Status, *reasons: str) -> Outcome:
-        return Outcome(status, *reasons)
 
     def close(self) -> None:
         for worker in self.workers:  # every worker tears torch down at once

@@ -12,7 +12,8 @@ from __future__ import annotations
 import statistics
 from typing import Any
 
-from kerneltrials.verifier._session import Session
+from kerneltrials.tasks import config_cost
+from kerneltrials.verifier.harness._session import Session
 from kerneltrials.verifier.verdict import ConfigResult, Verdict
 
 #: (bytes/s, FLOP/s) no machine of the backend's class beats: a dual-socket server's
@@ -27,10 +28,6 @@ def custom_share(results: list[ConfigResult]) -> float | None:
 
 
 def _speed_of_light_ms(session: Session, overrides: dict[str, Any]) -> float | None:
-    try:
-        from kerneltrials.tasks._cost import config_cost
-    except ImportError:  # the cost model is optional
-        return None
     try:
         cost = config_cost(session.task, overrides)
     except Exception:  # a task the counter cannot run: no bound, never a false flag

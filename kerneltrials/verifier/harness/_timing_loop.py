@@ -13,12 +13,13 @@ import time
 from dataclasses import dataclass, field
 
 from kerneltrials.tasks import ShapeConfig
-from kerneltrials.verifier._jobs import ForgedReply, JobDied, WorkerFailed, WorkerJob
-from kerneltrials.verifier._judge import judge_timing_reply
+from kerneltrials.verifier import protocol as wire
 from kerneltrials.verifier._options import TimingOptions
-from kerneltrials.verifier._session import Outcome, Session
-from kerneltrials.verifier._stages import candidate_failure, reference_failure
-from kerneltrials.verifier._stats import iqr, median, median_rse
+from kerneltrials.verifier.harness._failures import candidate_failure, reference_failure
+from kerneltrials.verifier.harness._jobs import ForgedReply, JobDied, WorkerFailed, WorkerJob
+from kerneltrials.verifier.harness._judge import judge_timing_reply
+from kerneltrials.verifier.harness._session import Outcome, Session
+from kerneltrials.verifier.harness._stats import iqr, median, median_rse
 from kerneltrials.verifier.verdict import Status, TimingStats
 
 #: Slack for the outside-versus-inside cross-check: pipe and scheduling latency.
@@ -55,43 +56,42 @@ class Side:
 
 def _request_times(session: Session, side: Side, config: ShapeConfig, n_calls: int,
                    timeout_s: float, rng: random.Random | None = None) -> list[float]:
-    spot, extra = _spot_fields(session, side, config, n_calls, rng)
+    spot, spot_path = _spot_fields(session, side, config, n_calls, rng)
+    request = wire.Time(config=config.name, mode=side.mode, n_calls=n_calls,
+                        spot=sorted(spot), spot_path=spot_path)
     try:
         started = time.monotonic()
-        reply = side.worker.request("time", timeout_s, config=config.name, mode=side.mode,
-                                    n_calls=n_calls, **extra)
+        reply = side.worker.request(request, timeout_s)
         outer_s = time.monotonic() - started
     except (WorkerFailed, JobDied, ForgedReply) as error:
         if side.name == "candidate":
             raise candidate_failure(error, f"timing[{config.name}]") from error
         raise reference_failure(error, session.task.path) from error
-    times = [float(t) for t in reply["times_ms"]]
+    times = reply.times_ms
     if len(times) != n_calls or any(not math.isfinite(t) or t < 0 for t in times):
         raise Outcome(Status.REJECTED, f"integrity:malformed_timings on {config.name}")
     if side.name == "candidate":
         if sum(times) / 1000 > outer_s + OUTER_SLACK_S:
             raise Outcome(Status.REJECTED, f"integrity:timer_inconsistent on {config.name}: "
                           f"{sum(times):.1f} ms measured inside, {outer_s * 1000:.1f} ms outside")
-        spot_path = extra.get("spot_path")
-        judge_timing_reply(session, config, reply, n_calls,
-                           spot_path if isinstance(spot_path, str) else None)
+        judge_timing_reply(session, config, reply, n_calls, spot_path)
     # A spot-checked call ran with the compute recorder on: its time is not a sample.
     return [t for index, t in enumerate(times) if index not in spot] or times
 
 
 def _spot_fields(session: Session, side: Side, config: ShapeConfig, n_calls: int,
-                 rng: random.Random | None) -> tuple[set[int], dict[str, object]]:
+                 rng: random.Random | None) -> tuple[set[int], str | None]:
     """Pick one random call of this batch to spot-check (candidate only): always in the
     first measured batch of a configuration and in the final extra batch, and in random
     batches between them."""
     if side.name != "candidate" or rng is None or side.spots_left <= 0:
-        return set(), {}
+        return set(), None
     if side.spots_left < SPOT_CHECKED_BATCHES and rng.random() < 0.3:
-        return set(), {}
+        return set(), None
     side.spots_left -= 1
     index = rng.randrange(n_calls)
     path = session.path("candidate-out", f"spot-{config.name}-{side.spots_left}.pt")
-    return {index}, {"spot": [index], "spot_path": path}
+    return {index}, path
 
 
 def _warm_up(session: Session, side: Side, config: ShapeConfig) -> None:

@@ -3,21 +3,17 @@
 A candidate asks for its kernels by calling ``torch.utils.cpp_extension.load_inline``.
 The build stage records each call as a :class:`BuildRequest`, compiles it into a
 :class:`BuildArtifact` (a shared library plus its cache key), and the run stage loads the
-artifact with :func:`load_artifact` without ever invoking a compiler.
+artifact (``worker/_load_artifact``) without ever invoking a compiler. Both sides of the
+worker channel use these types, so they live in the protocol package (no torch here).
 """
 
 from __future__ import annotations
 
 import hashlib
-import importlib.machinery
-import importlib.util
 import json
-import os
 import re
 from dataclasses import asdict, dataclass, field
 from dataclasses import fields as dataclass_fields
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 BACKENDS = ("cpu", "cuda")
@@ -177,7 +173,7 @@ class BuildRequest:
 
 @dataclass(frozen=True)
 class BuildArtifact:
-    """A built extension: load it with :func:`load_artifact`."""
+    """A built extension: the candidate worker loads it (``worker/_load_artifact``)."""
 
     key: str
     library_path: str  # the shared library
@@ -193,28 +189,3 @@ class BuildArtifact:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> BuildArtifact:
         return cls(**data)
-
-
-def describe_build(artifact: dict[str, Any]) -> str:
-    """How a library was built, from a :class:`BuildArtifact` as a dict: ``cached``,
-    ``stock``, ``fast``, or for CUDA ``fast+split`` / ``fast+whole (why the split was not
-    taken)`` (docs/design/builds.md)."""
-    details = artifact.get("details") or {}
-    if artifact.get("cache_hit") or "path" not in details:
-        return "cached"
-    units, _, why = str(details.get("cuda_units", "")).partition(": ")
-    return str(details["path"]) + (f"+{units}" if units else "") + (f" ({why})" if why else "")
-
-
-def load_artifact(artifact: BuildArtifact) -> ModuleType:
-    """Import a built extension from its library file (no compiler involved)."""
-    path = Path(artifact.library_path)
-    if not path.is_file():
-        raise FileNotFoundError(f"build artifact {path} is missing (cache evicted?)")
-    loader = importlib.machinery.ExtensionFileLoader(artifact.module_name, os.fspath(path))
-    spec = importlib.util.spec_from_file_location(artifact.module_name, path, loader=loader)
-    if spec is None:
-        raise ImportError(f"cannot load {path}")
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module

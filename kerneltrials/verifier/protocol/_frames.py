@@ -6,6 +6,10 @@ environment (``/proc/<pid>/environ`` keeps a process's initial environment even 
 ``os.environ`` drops a variable). Every frame from the worker echoes the nonce; the parent
 treats a frame without it as forged. Tensors never travel here: they go through files in
 the job's directories.
+
+Also the worker's side of the conversation (:func:`serve`), shared by the workers that
+host candidate or reference code (``kerneltrials.verifier.worker``) and the compile job
+(``kerneltrials.verifier.builds.compile_worker``).
 """
 
 from __future__ import annotations
@@ -15,8 +19,16 @@ import os
 import select
 import socket
 import struct
+import sys
 import time
+import traceback
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
+
+from kerneltrials.sandbox._channel import CHANNEL_ENV, open_worker_channel
+from kerneltrials.verifier.protocol._messages import REQUESTS, Exit, Request
+from kerneltrials.verifier.protocol._wire import from_wire, to_wire
 
 MAX_FRAME_BYTES = 64 * 1024 * 1024
 HELLO_OP = "hello"
@@ -33,6 +45,24 @@ class ChannelTimeout(TimeoutError):
 
 class MalformedFrame(ValueError):
     """A frame that no genuine peer sends: oversized, not JSON, or not a JSON object."""
+
+
+class WorkerFault(Exception):
+    """A failure with a kind the parent maps to a verdict (e.g. ``compile_error``)."""
+
+    def __init__(self, kind: str, message: str, detail: str = "") -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.detail = detail
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A worker's reply when an operation failed (``ok: false``)."""
+
+    kind: str
+    message: str
+    detail: str = ""
 
 
 def send_frame(sock: socket.socket, payload: dict[str, Any]) -> None:
@@ -101,8 +131,79 @@ def open_channel_from_env() -> socket.socket:
     descriptor; a ``unix:`` listener accepts one connection, the worker's, before any
     candidate code runs). The nonce is not in the environment: see :func:`recv_hello`.
     """
-    from kerneltrials.sandbox._channel import CHANNEL_ENV, open_worker_channel
-
     sock = open_worker_channel()
     os.environ.pop(CHANNEL_ENV, None)
     return sock
+
+
+@dataclass(frozen=True)
+class Handler:
+    """What a worker does for one ``op``: the request type it parses and the function."""
+
+    request: type[Request[Any]]
+    function: Callable[[Any, Any], Any]
+
+
+_perf_counter_ns = time.perf_counter_ns  # bound before any candidate code runs
+
+
+def _answer(handlers: Mapping[str, Handler], state: Any, frame: dict[str, Any]) -> dict[str, Any]:
+    op = frame.get("op")
+    handler = handlers.get(op) if isinstance(op, str) else None
+    if handler is None:
+        raise WorkerFault("protocol", f"unknown op {op!r}")
+    request = from_wire(handler.request, {k: v for k, v in frame.items() if k != "op"})
+    return {"ok": True, **to_wire(handler.function(state, request))}
+
+
+def _reply(handlers: Mapping[str, Handler], state: Any, frame: dict[str, Any]) -> dict[str, Any]:
+    try:
+        return _answer(handlers, state, frame)
+    except WorkerFault as fault:
+        failure = Failure(fault.kind, str(fault), fault.detail)
+    except Exception as error:  # the candidate's exception, or our bug: the parent decides
+        failure = Failure("exception", f"{type(error).__name__}: {error}",
+                          traceback.format_exc(limit=20))
+    return {"ok": False, **to_wire(failure)}
+
+
+def serve(state: Any, handlers: Mapping[str, Handler], warm_up: Callable[[], None]) -> None:
+    """Answer requests on this process's channel until ``exit``: the hello first (after
+    ``warm_up``), then one reply per request, each echoing the job's nonce."""
+    sock = open_channel_from_env()
+    try:  # the nonce arrives on the channel, never through the environment
+        nonce = recv_hello(sock)
+    except ConnectionError:
+        return
+    warm_up()
+    # Ready: the parent starts timing requests from here (Python and torch are loaded).
+    send_frame(sock, {"ok": True, "op": HELLO_OP, "nonce": nonce})
+    while True:
+        try:
+            frame = recv_frame(sock)
+        except ConnectionError:
+            return
+        started = _perf_counter_ns()
+        reply = _reply(handlers, state, frame)
+        reply["nonce"] = nonce
+        reply["worker_ms"] = (_perf_counter_ns() - started) / 1e6
+        send_frame(sock, reply)
+        if frame.get("op") == Exit.op:
+            exit_now()
+
+
+def exit_now() -> None:
+    """Leave without Python's finalisation: everything the parent needs was sent, and
+    tearing down torch, its thread pools and loaded extensions takes seconds per worker,
+    on every verification."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(0)
+
+
+def parse_request(frame: dict[str, Any]) -> Request[Any]:
+    """A request frame as its typed request (for tests and tools)."""
+    return from_wire(REQUESTS[str(frame.get("op"))], {k: v for k, v in frame.items() if k != "op"})

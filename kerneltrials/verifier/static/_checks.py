@@ -1,8 +1,8 @@
 """Static checks on a candidate's source: parse it (AST, never regex) before running it.
 
-Three passes, each in its own module: module-wide Python checks (``_static_python``),
-what ``ModelNew.forward`` does (``_static_forward``) and the C++/CUDA sources
-(``_static_cpp``). Findings marked strict-only (PyTorch or library compute) fail a
+Three passes, each in its own module: module-wide Python checks (``_python``),
+what ``ModelNew.forward`` does (``_forward``) and the C++/CUDA sources
+(``_cpp``). Findings marked strict-only (PyTorch or library compute) fail a
 candidate under the ``strict`` policy and are kept as ``note:`` reasons under ``mixed``.
 Nothing here imports torch: ``kerneltrials check --static-only`` screens thousands of
 files. The list of checks and the attack each stops: docs/design/anticheat.md.
@@ -13,11 +13,11 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from kerneltrials.verifier._flags import forbidden_in
-from kerneltrials.verifier._static_cpp import check_cpp, cpp_sources, library_flags
-from kerneltrials.verifier._static_forward import Program, check_forward
-from kerneltrials.verifier._static_names import Finding
-from kerneltrials.verifier._static_python import Resolver, check_module
+from kerneltrials.verifier.static._cpp import check_cpp, cpp_sources, library_flags
+from kerneltrials.verifier.static._flags import forbidden_in
+from kerneltrials.verifier.static._forward import Program, check_forward
+from kerneltrials.verifier.static._names import Finding
+from kerneltrials.verifier.static._python import Resolver, check_module
 from kerneltrials.verifier.verdict import Status
 
 POLICIES = ("strict", "mixed")

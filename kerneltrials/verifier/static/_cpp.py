@@ -1,6 +1,6 @@
 """Static checks on a candidate's C++/CUDA sources (the string literals of its module).
 
-C++ is scanned as the compiler lexes it (``_static_cpp_text``: line splices joined,
+C++ is scanned as the compiler lexes it (``_cpp_text``: line splices joined,
 comments and literals out, digit separators and raw strings handled; preprocessor lines
 are kept: a ``#define`` can hide a call). Findings:
 
@@ -8,7 +8,7 @@ are kept: a ``#define`` can hide a call). Findings:
   dispatch-key guards — a library that re-registers aten kernels changes the reference.
 - ``cpp:library_compute:<call>`` (rejected under ``strict``, a note under ``mixed``):
   ``at::``/``torch::`` compute functions, compute methods on tensors, cuBLAS/cuDNN/MKL…
-- ``static:forbidden_cpp:<name>`` (``_static_cpp_escape``): processes, files, sockets,
+- ``static:forbidden_cpp:<name>`` (``_cpp_escape``): processes, files, sockets,
   syscalls, dynamic loading, inline ``asm`` with ``syscall``/``.incbin``, ``#include`` of
   paths outside the include directories — defence in depth, the sandbox must hold anyway.
 - ``cpp:threads``, ``cpp:side_stream``, ``cpp:load_time_code``, ``cpp:python_access``
@@ -21,10 +21,10 @@ from __future__ import annotations
 import ast
 import re
 
-from kerneltrials.verifier import _static_names as names
-from kerneltrials.verifier._static_cpp_escape import escape_findings
-from kerneltrials.verifier._static_cpp_text import normalise_cpp
-from kerneltrials.verifier._static_names import Finding
+from kerneltrials.verifier.static import _names as names
+from kerneltrials.verifier.static._cpp_escape import escape_findings
+from kerneltrials.verifier.static._cpp_text import normalise_cpp
+from kerneltrials.verifier.static._names import Finding
 
 #: at::/torch:: names that allocate, describe or view (everything else there computes).
 _ALLOWED_ATEN = names.ALLOWED_TORCH | {

@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from kerneltrials.verifier import _static_names as names
-from kerneltrials.verifier._static_cpp_text import CppText
-from kerneltrials.verifier._static_names import Finding
+from kerneltrials.verifier.static import _names as names
+from kerneltrials.verifier.static._cpp_text import CppText
+from kerneltrials.verifier.static._names import Finding
 
 _CODE = "static:forbidden_cpp"
 _NAME = re.compile(r"[A-Za-z_$][\w$]*")

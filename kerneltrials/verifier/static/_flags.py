@@ -14,12 +14,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING
 
-from kerneltrials.verifier import _static_names as names
-
-if TYPE_CHECKING:  # the static scan imports this module: keep it free of the build machinery
-    from kerneltrials.verifier._build import BuildRequest
+from kerneltrials.verifier.protocol import BuildRequest
+from kerneltrials.verifier.static import _names as names
 
 _SHOWN_CHARS = 100
 

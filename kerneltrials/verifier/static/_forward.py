@@ -9,7 +9,7 @@ that calls it), the kernel functions (their attributes) and the code reachable f
 - under ``strict``, no PyTorch compute may appear in reachable code, including through
   aliases, ``getattr`` and tensor methods (``static:torch_compute_in_forward``).
 
-The runtime guard (``_guards``) is the authority; this catches most cases in milliseconds.
+The runtime guard (``worker/_guards``) is the authority; this catches most cases in milliseconds.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from kerneltrials.verifier import _static_names as names
-from kerneltrials.verifier._static_names import Finding
-from kerneltrials.verifier._static_python import Resolver
+from kerneltrials.verifier.static import _names as names
+from kerneltrials.verifier.static._names import Finding
+from kerneltrials.verifier.static._python import Resolver
 
 _FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 OK, BAD, FALLS = "ok", "bad", "falls"  # a path called a kernel / returned without / goes on

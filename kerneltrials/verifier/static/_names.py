@@ -1,6 +1,6 @@
 """Name tables of the static checks: which modules, calls and attributes mean what.
 
-Pure data (no torch import), read by ``_static_python``, ``_static_cpp`` and ``_flags``.
+Pure data (no torch import), read by ``_python``, ``_cpp`` and ``_flags``.
 Every entry is justified in docs/design/anticheat.md.
 """
 
@@ -170,7 +170,7 @@ class Finding:
         return f"Finding({self.reason()!r}, strict_only={self.strict_only})"
 
 
-# --- C++ (``_static_cpp``): names no kernel needs, each an escape hatch from the process ---
+# --- C++ (``_cpp``): names no kernel needs, each an escape hatch from the process ---
 
 #: Flagged wherever they appear as a name (not as a member ``x.name``): processes,
 #: privileges, files, file streams, sockets, raw syscalls, dynamic loading, executable

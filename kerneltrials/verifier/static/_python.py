@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import ast
 
-from kerneltrials.verifier import _static_names as names
-from kerneltrials.verifier._static_names import Finding
+from kerneltrials.verifier.static import _names as names
+from kerneltrials.verifier.static._names import Finding
 
 
 class Resolver:

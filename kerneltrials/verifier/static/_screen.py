@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import time
 
-from kerneltrials import __version__
+from kerneltrials._version import __version__
 from kerneltrials.tasks import TaskSpec
-from kerneltrials.verifier._static import run_static_checks
+from kerneltrials.verifier.static._checks import run_static_checks
 from kerneltrials.verifier.verdict import Status, Verdict
 
 STATIC_PASSED = "static:passed (static-only check: nothing was run)"

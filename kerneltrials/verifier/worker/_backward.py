@@ -13,16 +13,14 @@ from typing import Any
 
 import torch
 
-from kerneltrials.verifier._faults import WorkerFault
-from kerneltrials.verifier._worker_ops import WorkerState, _format_exc, _load_inputs
+from kerneltrials.verifier import protocol as wire
+from kerneltrials.verifier.protocol import WorkerFault
+from kerneltrials.verifier.worker._guards import ComputeRecorder, tensors_in
+from kerneltrials.verifier.worker._state import WorkerState, format_exc, load_inputs
 
 
 def _floating_outputs(value: Any) -> list[torch.Tensor]:
-    if isinstance(value, torch.Tensor):
-        return [value] if value.is_floating_point() and value.requires_grad else []
-    if isinstance(value, list | tuple):
-        return [t for item in value for t in _floating_outputs(item)]
-    return []
+    return [t for t in tensors_in(value) if t.is_floating_point() and t.requires_grad]
 
 
 def _leaf(value: Any) -> Any:
@@ -37,12 +35,10 @@ def _grad_of(value: Any) -> torch.Tensor | None:
     return None
 
 
-def grad_op(state: WorkerState, request: dict[str, Any]) -> dict[str, Any]:
+def grad_op(state: WorkerState, request: wire.Grad) -> wire.GradDone:
     """Save ``{"input_grads": [...], "param_grads": {name: grad}}`` to ``path``."""
-    from kerneltrials.verifier._guards import ComputeRecorder
-
-    config = state.configs[request["config"]]
-    leaves = [_leaf(x) for x in _load_inputs(state, request["inputs_path"])]
+    config = state.configs[request.config]
+    leaves = [_leaf(x) for x in load_inputs(state, request.inputs_path)]
     config.model.zero_grad(set_to_none=True)
     recorder = ComputeRecorder()
     kind = "candidate_exception" if state.role == "candidate" else "task_error"
@@ -51,7 +47,7 @@ def grad_op(state: WorkerState, request: dict[str, Any]) -> dict[str, Any]:
             outputs = _floating_outputs(config.model(*leaves))
             if not outputs:
                 raise WorkerFault(kind, "no output requires grad: backward cannot run")
-            torch.manual_seed(int(request["seed"]))
+            torch.manual_seed(request.seed)
             upstream = [torch.randn_like(output) for output in outputs]
             with recorder:
                 torch.autograd.backward(outputs, upstream)
@@ -59,8 +55,8 @@ def grad_op(state: WorkerState, request: dict[str, Any]) -> dict[str, Any]:
         raise
     except Exception as error:
         raise WorkerFault(kind, f"backward failed: {type(error).__name__}: {error}",
-                          _format_exc()) from error
+                          format_exc()) from error
     grads = {"input_grads": [_grad_of(leaf) for leaf in leaves],
              "param_grads": {name: _grad_of(p) for name, p in config.model.named_parameters()}}
-    torch.save(grads, request["path"])
-    return {"backward_ops": sorted(recorder.ops)}
+    torch.save(grads, request.path)
+    return wire.GradDone(backward_ops=sorted(recorder.ops))

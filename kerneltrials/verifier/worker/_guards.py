@@ -24,6 +24,8 @@ from typing import Any
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode, _get_current_dispatch_mode_stack
 
+from kerneltrials.verifier.protocol import leaves
+
 _now_ns = time.perf_counter_ns  # bound before any candidate code runs
 
 #: aten ops that allocate, view, copy or describe: allowed even under ``strict``.
@@ -79,12 +81,9 @@ def poison_tensor(tensor: torch.Tensor) -> None:
             tensor.fill_(-12345 if tensor.dtype != torch.uint8 else 201)
 
 
-def _tensors(value: Any) -> list[torch.Tensor]:
-    if isinstance(value, torch.Tensor):
-        return [value]
-    if isinstance(value, list | tuple):
-        return [t for item in value for t in _tensors(item)]
-    return []
+def tensors_in(value: Any) -> list[torch.Tensor]:
+    """Every tensor in a nested output (lists and tuples of tensors and other values)."""
+    return [leaf for leaf in leaves(value) if isinstance(leaf, torch.Tensor)]
 
 
 class KernelTracker:
@@ -111,7 +110,7 @@ class KernelTracker:
         index = len(self.names)
         self.names.append(name)
         poisoned = index == self.poison_index
-        before = [t.clone() for t in _tensors(args)] if poisoned else []
+        before = [t.clone() for t in tensors_in(args)] if poisoned else []
         if self.measure:
             self.synchronize()
             started = _now_ns()
@@ -120,13 +119,13 @@ class KernelTracker:
             self.synchronize()
             self.inside_ns += _now_ns() - started
         if poisoned:
-            self.poisoned_elements = self._poison(result, _tensors(args), before)
+            self.poisoned_elements = self._poison(result, tensors_in(args), before)
         return result
 
     @staticmethod
     def _poison(result: Any, arguments: list[torch.Tensor], before: list[torch.Tensor]) -> int:
         """Poison the call's outputs; returns how many elements were poisoned."""
-        outputs = _tensors(result)
+        outputs = tensors_in(result)
         if not outputs:  # out-parameter style: poison the arguments the call wrote
             outputs = [new for new, old in zip(arguments, before, strict=True)
                        if new.shape == old.shape and not torch.equal(new.nan_to_num(), old.nan_to_num())]

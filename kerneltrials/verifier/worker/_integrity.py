@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import builtins
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import torch
 import torch.utils.cpp_extension  # noqa: F401
 
-from kerneltrials.verifier._guards import os_thread_count
+from kerneltrials.verifier.worker import _guards, _timing
+from kerneltrials.verifier.worker._guards import os_thread_count
 
 #: Reason code per snapshot category.
 CATEGORY_REASON = {"timer": "integrity:timer_patched", "sync": "integrity:sync_patched",
@@ -30,10 +31,9 @@ def _getter(owner: Any, name: str) -> Callable[[], Any]:
     return lambda: getattr(owner, name, None)
 
 
-def _watched() -> dict[str, Callable[[], Any]]:
-    """Getters of everything watched, keyed ``category:name``."""
-    from kerneltrials.verifier import _guards, _timing, _worker_ops
-
+def _watched(handlers: Mapping[str, Any]) -> dict[str, Callable[[], Any]]:
+    """Getters of everything watched, keyed ``category:name`` (``handlers``: the
+    worker's handler table, whose entries are watched too)."""
     watched: dict[str, Callable[[], Any]] = {}
     for name in ("perf_counter", "perf_counter_ns", "time", "time_ns", "monotonic",
                  "monotonic_ns", "process_time", "thread_time"):
@@ -51,8 +51,8 @@ def _watched() -> dict[str, Callable[[], Any]]:
         watched[f"rng:torch.{name}"] = _getter(torch, name)
     for name in ("isinstance", "type", "len", "id", "getattr", "print"):
         watched[f"builtin:{name}"] = _getter(builtins, name)
-    for name in list(_worker_ops.HANDLERS):
-        watched[f"harness:_worker_ops.HANDLERS[{name}]"] = _handler_getter(name)
+    for name in list(handlers):
+        watched[f"harness:_dispatch.HANDLERS[{name}]"] = _handler_getter(handlers, name)
     watched["harness:_timing.time_calls"] = lambda: _timing.time_calls
     watched["harness:_timing.clone_inputs"] = lambda: _timing.clone_inputs
     watched["harness:KernelTracker.call"] = lambda: _guards.KernelTracker.call
@@ -61,10 +61,8 @@ def _watched() -> dict[str, Callable[[], Any]]:
     return watched
 
 
-def _handler_getter(name: str) -> Callable[[], Any]:
-    from kerneltrials.verifier import _worker_ops
-
-    return lambda: _worker_ops.HANDLERS.get(name)
+def _handler_getter(handlers: Mapping[str, Any], name: str) -> Callable[[], Any]:
+    return lambda: handlers.get(name)
 
 
 def _state() -> dict[str, Any]:
@@ -93,10 +91,12 @@ def load_watched_modules() -> None:
     import torch._dynamo  # noqa: F401
 
 
-def integrity_snapshot() -> dict[str, Any]:
-    """Identities of the watched functions and the values of the watched state."""
+def integrity_snapshot(handlers: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Identities of the watched functions (``handlers``: the worker's handler table) and
+    the values of the watched state."""
     load_watched_modules()  # a no-op after the worker's warm-up
-    snapshot: dict[str, Any] = {key: id(get()) for key, get in _watched().items()}
+    watched = _watched(handlers or {})
+    snapshot: dict[str, Any] = {key: id(get()) for key, get in watched.items()}
     snapshot.update(_state())
     return snapshot
 

@@ -15,7 +15,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from kerneltrials.verifier._build import BuildArtifact, BuildRequest, load_artifact
+from torch.utils import cpp_extension
+
+from kerneltrials.verifier.protocol import BuildArtifact, BuildRequest
+from kerneltrials.verifier.worker._load_artifact import load_artifact
 
 CANDIDATE_MODULE = "kt_candidate"
 
@@ -46,8 +49,6 @@ def _forbidden_load(*_args: Any, **_kwargs: Any) -> Any:
 
 @contextmanager
 def intercepted_load_inline(handler: Callable[..., Any]) -> Iterator[None]:
-    from torch.utils import cpp_extension
-
     saved = cpp_extension.load_inline, cpp_extension.load
     cpp_extension.load_inline = handler
     cpp_extension.load = _forbidden_load

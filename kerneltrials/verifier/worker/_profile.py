@@ -7,21 +7,20 @@ feedback only (refine, coder-judge); it never influences a verdict.
 
 from __future__ import annotations
 
-from typing import Any
-
 import torch
 
-from kerneltrials.verifier._timing import clone_inputs
-from kerneltrials.verifier._worker_ops import WorkerState
+from kerneltrials.verifier import protocol as wire
+from kerneltrials.verifier.worker._state import WorkerState
+from kerneltrials.verifier.worker._timing import clone_inputs
 
 TOP_OPS = 12
 CUSTOM_LABEL = "custom code (ModelNew.forward outside aten ops)"
 
 
-def profile_op(state: WorkerState, request: dict[str, Any]) -> dict[str, Any]:
+def profile_op(state: WorkerState, request: wire.Profile) -> wire.Profiled:
     """Top operators by self time over ``calls`` calls of one configuration."""
-    config = state.configs[request["config"]]
-    calls = int(request.get("calls", 3))
+    config = state.configs[request.config]
+    calls = max(1, request.calls)
     activities = [torch.profiler.ProfilerActivity.CPU]
     if state.device == "cuda":
         activities.append(torch.profiler.ProfilerActivity.CUDA)
@@ -37,7 +36,7 @@ def profile_op(state: WorkerState, request: dict[str, Any]) -> dict[str, Any]:
     for event in profiler.key_averages():
         self_us = float(getattr(event, "self_device_time_total", 0) or 0) if (
             state.device == "cuda") else float(event.self_cpu_time_total)
-        rows.append({"op": event.key, "calls": int(event.count) // calls or 1,
-                     "self_ms_per_call": self_us / 1000 / calls})
-    rows.sort(key=lambda row: row["self_ms_per_call"], reverse=True)
-    return {"top_ops": rows[:TOP_OPS], "calls": calls}
+        rows.append(wire.ProfileRow(op=event.key, calls=int(event.count) // calls or 1,
+                                    self_ms_per_call=self_us / 1000 / calls))
+    rows.sort(key=lambda row: row.self_ms_per_call, reverse=True)
+    return wire.Profiled(top_ops=rows[:TOP_OPS], calls=calls)

@@ -1,7 +1,7 @@
 """The candidate worker's guarded ``run`` and the ``time`` op of every worker.
 
 ``run`` calls the candidate several times on one input set and reports raw data only; the
-parent judges it (``_judge``):
+parent judges it (``harness/_judge``):
 
 1. a guarded call: every aten compute op that executes is recorded (the policy);
 2. a measured call: time inside the compiled functions over the whole call (custom_share);
@@ -25,26 +25,26 @@ from typing import Any
 
 import torch
 
-from kerneltrials.verifier._faults import WorkerFault
-from kerneltrials.verifier._guards import ComputeRecorder, perturbed_malloc, poison_free_memory
-from kerneltrials.verifier._integrity import integrity_changes, integrity_snapshot
-from kerneltrials.verifier._openmp import rest_threads
-from kerneltrials.verifier._timing import time_calls
-from kerneltrials.verifier._worker_ops import (
-    ConfigState,
-    WorkerState,
-    _clone_all,
-    _format_exc,
-    _load_inputs,
+from kerneltrials.verifier import protocol as wire
+from kerneltrials.verifier.protocol import WorkerFault, map_leaves
+from kerneltrials.verifier.worker._guards import (
+    ComputeRecorder,
+    perturbed_malloc,
+    poison_free_memory,
+    tensors_in,
 )
+from kerneltrials.verifier.worker._integrity import integrity_changes, integrity_snapshot
+from kerneltrials.verifier.worker._openmp import rest_threads
+from kerneltrials.verifier.worker._state import ConfigState, WorkerState, format_exc, load_inputs
+from kerneltrials.verifier.worker._timing import clone_inputs, time_calls
 
 _now_ns = time.perf_counter_ns  # bound before any candidate code runs
 MAX_REPLAYS = 6  # poisoned replays per run: every compiled call when there are few
 
 
 @dataclass
-class RunReport:
-    """What the worker observed; the parent decides what it means."""
+class Observations:
+    """What the worker observed over a run's calls (sent as ``protocol.RunReport``)."""
 
     integrity: list[str] = field(default_factory=list)
     structures: list[Any] = field(default_factory=list)
@@ -53,6 +53,7 @@ class RunReport:
     ops: list[str] = field(default_factory=list)
     custom_share: float | None = None
     aliases_input: bool = False
+    replays: list[wire.Replay] = field(default_factory=list)
 
     def add_integrity(self, reasons: list[str]) -> None:
         self.integrity += [r for r in reasons if r not in self.integrity]
@@ -60,21 +61,15 @@ class RunReport:
 
 def describe_output(value: Any, device: str) -> Any:
     """Structure, exact types and placement, checked by the parent before values are trusted."""
-    if isinstance(value, torch.Tensor):
-        return {"type": f"{type(value).__module__}.{type(value).__qualname__}",
-                "exact_tensor": type(value) is torch.Tensor, "device": value.device.type,
-                "expected_device": device, "layout": str(value.layout)}
-    if isinstance(value, list | tuple):
-        return [describe_output(item, device) for item in value]
-    return {"type": f"{type(value).__module__}.{type(value).__qualname__}", "exact_tensor": False}
 
+    def describe(leaf: Any) -> dict[str, Any]:
+        kind = f"{type(leaf).__module__}.{type(leaf).__qualname__}"
+        if not isinstance(leaf, torch.Tensor):
+            return {"type": kind, "exact_tensor": False}
+        return {"type": kind, "exact_tensor": type(leaf) is torch.Tensor,
+                "device": leaf.device.type, "expected_device": device, "layout": str(leaf.layout)}
 
-def _tensors(value: Any) -> list[torch.Tensor]:
-    if isinstance(value, torch.Tensor):
-        return [value]
-    if isinstance(value, list | tuple):
-        return [t for item in value for t in _tensors(item)]
-    return []
+    return map_leaves(value, describe)
 
 
 def _storage_span(tensor: torch.Tensor) -> tuple[int, int]:
@@ -84,8 +79,8 @@ def _storage_span(tensor: torch.Tensor) -> tuple[int, int]:
 
 def aliases(outputs: Any, inputs: list[Any]) -> bool:
     """Does any output share memory with any input?"""
-    spans = [_storage_span(t) for t in _tensors(inputs) if t.device.type != "meta"]
-    for tensor in _tensors(outputs):
+    spans = [_storage_span(t) for t in tensors_in(inputs) if t.device.type != "meta"]
+    for tensor in tensors_in(outputs):
         if tensor.device.type == "meta" or tensor.layout != torch.strided:
             continue
         start, end = _storage_span(tensor)
@@ -95,27 +90,24 @@ def aliases(outputs: Any, inputs: list[Any]) -> bool:
     return False
 
 
-def _plain(value: Any) -> Any:
-    if isinstance(value, torch.Tensor):
-        return value.as_subclass(torch.Tensor) if type(value) is not torch.Tensor else value
-    if isinstance(value, list | tuple):
-        return type(value)(_plain(item) for item in value)
-    return value
-
-
 def _snapshot(value: Any) -> Any:
-    """A CPU copy that later calls cannot change (the candidate may reuse its buffers)."""
-    if isinstance(value, torch.Tensor):
-        return _plain(value).detach().to("cpu", copy=True)
-    if isinstance(value, list | tuple):
-        return type(value)(_snapshot(item) for item in value)
-    return value
+    """A CPU copy that later calls cannot change (the candidate may reuse its buffers);
+    a tensor subclass is copied as a plain tensor."""
+
+    def copy(leaf: Any) -> Any:
+        if not isinstance(leaf, torch.Tensor):
+            return leaf
+        plain = leaf.as_subclass(torch.Tensor) if type(leaf) is not torch.Tensor else leaf
+        return plain.detach().to("cpu", copy=True)
+
+    return map_leaves(value, copy)
 
 
-def guarded_call(state: WorkerState, config: ConfigState, inputs: list[Any], report: RunReport,
+def guarded_call(state: WorkerState, config: ConfigState, inputs: list[Any], report: Observations,
                  *, record: bool = False, measure: bool = False, poison: int | None = None) -> Any:
     """One call of the candidate with the guards around it; returns a CPU snapshot."""
-    tracker = state.tracker
+    tracker, threads = state.tracker, state.threads
+    assert tracker is not None and threads is not None and state.ops is not None
     poison_free_memory(state.output_bytes, state.device)
     tracker.reset(measure=measure, poison_index=poison)
     recorder = ComputeRecorder() if record else None
@@ -131,11 +123,11 @@ def guarded_call(state: WorkerState, config: ConfigState, inputs: list[Any], rep
                 output = config.model(*inputs)
         except Exception as error:
             raise WorkerFault("candidate_exception", f"{type(error).__name__}: {error}",
-                              _format_exc()) from error
-    state.ops.synchronize()  # type: ignore[union-attr]
+                              format_exc()) from error
+    state.ops.synchronize()
     elapsed_ns = max(1, _now_ns() - started)
-    report.add_integrity(integrity_changes(state.integrity, integrity_snapshot()))
-    report.add_integrity(state.threads.check())
+    report.add_integrity(integrity_changes(state.integrity, integrity_snapshot(state.handlers)))
+    report.add_integrity(threads.check())
     report.kernel_calls.append(len(tracker.names))
     if recorder is not None:
         report.ops, report.kernel_names = sorted(recorder.ops), list(tracker.names)
@@ -143,7 +135,7 @@ def guarded_call(state: WorkerState, config: ConfigState, inputs: list[Any], rep
         report.custom_share = min(1.0, tracker.inside_ns / elapsed_ns)
     report.structures.append(describe_output(output, state.device))
     report.aliases_input = report.aliases_input or aliases(output, inputs)
-    state.output_bytes = sum(t.numel() * t.element_size() for t in _tensors(output))
+    state.output_bytes = sum(t.numel() * t.element_size() for t in tensors_in(output))
     return _snapshot(output)
 
 
@@ -161,34 +153,32 @@ def _refill(buffers: list[Any], values: list[Any]) -> bool:
     return True
 
 
-def run_op(state: WorkerState, request: dict[str, Any]) -> dict[str, Any]:
+def run_op(state: WorkerState, request: wire.Run) -> wire.RunReport:
     """The guarded correctness run of the candidate on one input set (see module doc)."""
-    if state.role != "candidate":
+    if state.role != "candidate" or state.tracker is None:
         raise WorkerFault("protocol", "only the candidate worker runs the candidate")
-    config = state.configs[request["config"]]
-    inputs = _load_inputs(state, request["inputs_path"])
-    report = RunReport()
-    first_inputs = _clone_all(inputs)
+    config = state.configs[request.config]
+    inputs = load_inputs(state, request.inputs_path)
+    report = Observations()
+    first_inputs = clone_inputs(inputs)
     first = guarded_call(state, config, first_inputs, report, record=True)
     inputs_after = [_snapshot(x) for x in first_inputs]
-    second = guarded_call(state, config, _clone_all(inputs), report, measure=True)
+    second = guarded_call(state, config, clone_inputs(inputs), report, measure=True)
     readdressed = None
     if _refill(first_inputs, config.pool[0]):
         readdressed = guarded_call(state, config, first_inputs, report)
-    replays = []
-    if request.get("replay"):
-        for index in _replay_indices(len(report.kernel_names), int(request.get("seed", 0))):
-            output = guarded_call(state, config, _clone_all(inputs), report, poison=index)
-            replays.append({"index": index, "name": report.kernel_names[index], "output": output,
-                            "poisoned": state.tracker.poisoned_elements})
+    replayed = []
+    if request.replay:
+        for index in _replay_indices(len(report.kernel_names), request.seed):
+            replayed.append(guarded_call(state, config, clone_inputs(inputs), report, poison=index))
+            report.replays.append(wire.Replay(index=index, name=report.kernel_names[index],
+                                              poisoned=state.tracker.poisoned_elements))
     torch.save({"outputs": [first, second], "inputs_after": inputs_after,
-                "readdressed": readdressed, "replays": [r["output"] for r in replays]},
-               request["path"])
-    return {"structures": report.structures, "integrity": report.integrity,
-            "kernel_calls": report.kernel_calls, "ops": report.ops,
-            "custom_share": report.custom_share, "aliases_input": report.aliases_input,
-            "replays": [{k: r[k] for k in ("index", "name", "poisoned")} for r in replays],
-            "readdressed": readdressed is not None}
+                "readdressed": readdressed, "replays": replayed}, request.path)
+    return wire.RunReport(structures=report.structures, integrity=report.integrity,
+                          kernel_calls=report.kernel_calls, ops=report.ops,
+                          custom_share=report.custom_share, aliases_input=report.aliases_input,
+                          replays=report.replays, readdressed=readdressed is not None)
 
 
 def _replay_indices(calls: int, seed: int) -> list[int]:
@@ -197,16 +187,16 @@ def _replay_indices(calls: int, seed: int) -> list[int]:
     return sorted(random.Random(seed).sample(range(calls), MAX_REPLAYS))
 
 
-def time_op(state: WorkerState, request: dict[str, Any]) -> dict[str, Any]:
+def time_op(state: WorkerState, request: wire.Time) -> wire.Timed:
     """Time ``n_calls`` calls; the candidate also reports integrity and spot-checked calls."""
     assert state.ops is not None
-    config = state.configs[request["config"]]
+    config = state.configs[request.config]
     call: Callable[..., Any] = config.model
-    if request.get("mode") == "compile":
+    if request.mode == "compile":
         if config.compiled is None:
             config.compiled = torch.compile(config.model, mode="default")
         call = config.compiled
-    spot = {int(i) for i in request.get("spot", [])}
+    spot = set(request.spot)
     recorders: dict[int, ComputeRecorder] = {}
     if state.role == "candidate" and spot:
         call = _recording(call, spot, recorders,
@@ -216,13 +206,13 @@ def time_op(state: WorkerState, request: dict[str, Any]) -> dict[str, Any]:
         state.tracker.reset()
     with torch.no_grad():
         try:
-            times_ms = time_calls(call, config.pool, int(request["n_calls"]), state.ops, kept=kept)
+            times_ms = time_calls(call, config.pool, request.n_calls, state.ops, kept=kept)
         except Exception as error:
             kind = "baseline_error" if state.role == "reference" else "candidate_exception"
-            raise WorkerFault(kind, f"{type(error).__name__}: {error}", _format_exc()) from error
-    reply: dict[str, Any] = {"times_ms": times_ms}
+            raise WorkerFault(kind, f"{type(error).__name__}: {error}", format_exc()) from error
+    reply = wire.Timed(times_ms=times_ms)
     if state.role == "candidate":
-        reply.update(_candidate_timing_report(state, config, kept, recorders, request))
+        reply = _candidate_timing_report(state, config, times_ms, kept, recorders, request)
     rest_threads()  # the other side is timed next: this pool must not hold the cores
     return reply
 
@@ -245,18 +235,18 @@ def _recording(call: Callable[..., Any], spot: set[int], recorders: dict[int, Co
     return maybe_recorded
 
 
-def _candidate_timing_report(state: WorkerState, config: ConfigState, kept: dict[int, Any],
-                             recorders: dict[int, ComputeRecorder],
-                             request: dict[str, Any]) -> dict[str, Any]:
-    report = RunReport()
-    report.add_integrity(integrity_changes(state.integrity, integrity_snapshot()))
+def _candidate_timing_report(state: WorkerState, config: ConfigState, times_ms: list[float],
+                             kept: dict[int, Any], recorders: dict[int, ComputeRecorder],
+                             request: wire.Time) -> wire.Timed:
+    assert state.tracker is not None and state.threads is not None
+    report = Observations()
+    report.add_integrity(integrity_changes(state.integrity, integrity_snapshot(state.handlers)))
     report.add_integrity(state.threads.check())
-    spots = []
-    for index, output in kept.items():
-        spots.append({"index": index, "pool": index % len(config.pool),
-                      "ops": sorted(recorders[index].ops) if index in recorders else [],
-                      "structure": describe_output(output, state.device)})
-    if kept and request.get("spot_path"):
-        torch.save([_snapshot(output) for output in kept.values()], request["spot_path"])
-    return {"integrity": report.integrity, "kernel_calls": len(state.tracker.names),
-            "spots": spots}
+    spots = [wire.Spot(index=index, pool=index % len(config.pool),
+                       ops=sorted(recorders[index].ops) if index in recorders else [],
+                       structure=describe_output(output, state.device))
+             for index, output in kept.items()]
+    if kept and request.spot_path:
+        torch.save([_snapshot(output) for output in kept.values()], request.spot_path)
+    return wire.Timed(times_ms=times_ms, integrity=report.integrity,
+                      kernel_calls=len(state.tracker.names), spots=spots)

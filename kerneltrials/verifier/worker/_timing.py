@@ -6,7 +6,6 @@ pre-generated sets), a cache flush, and a device-wide synchronisation on each si
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -43,10 +42,10 @@ def make_device_ops(device: str) -> DeviceOps:
     return DeviceOps(device=device, flush_buffer=buffer)
 
 
-def use_all_cores() -> int:
-    """Both sides time with the same thread count: every core of the node."""
-    threads = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    torch.set_num_threads(max(1, threads or 1))
+def use_threads(threads: int) -> int:
+    """Both sides time with the same thread count, the parent's: every usable core of
+    the node (``kerneltrials._cpuinfo.usable_cores``, counted on the trusted side)."""
+    torch.set_num_threads(max(1, threads))
     return torch.get_num_threads()
 
 

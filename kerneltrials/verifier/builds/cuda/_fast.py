@@ -1,4 +1,4 @@
-"""The CUDA source's part of the fast pipeline (_fastbuild.py): split into a host unit
+"""The CUDA source's part of the fast pipeline (builds/_fast.py): split into a host unit
 and a device unit, or nvcc on stock's whole ``cuda.cu`` when the split cannot take it.
 See docs/design/builds.md (the fast cold path, point 5)."""
 
@@ -10,12 +10,12 @@ import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from kerneltrials.verifier._build import BuildRequest
-from kerneltrials.verifier._cudasplit import SplitUnavailable
-from kerneltrials.verifier._cudaunits import compile_split, is_split_enabled
-from kerneltrials.verifier._nvccsteps import plan_nvcc
-from kerneltrials.verifier._stockflags import StockFlags
-from kerneltrials.verifier._toolrun import run_tool
+from kerneltrials.verifier.builds._stock_flags import StockFlags
+from kerneltrials.verifier.builds._toolrun import run_tool
+from kerneltrials.verifier.builds.cuda._nvcc_steps import plan_nvcc
+from kerneltrials.verifier.builds.cuda._split import SplitUnavailable
+from kerneltrials.verifier.builds.cuda._units import compile_split, is_split_enabled
+from kerneltrials.verifier.protocol._build import BuildRequest
 
 
 def _strip_launcher(command: list[str]) -> list[str]:

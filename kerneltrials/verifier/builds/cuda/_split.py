@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from kerneltrials.verifier._cudatext import (
+from kerneltrials.verifier.builds.cuda._text import (
     SplitUnavailable,
     mask_source,
     match_bracket,

@@ -1,5 +1,5 @@
 """C++/CUDA source as text: comments, literals and directives masked; brackets matched;
-``<<<...>>>`` launches rewritten. The pieces of _cudasplit.py that read source without
+``<<<...>>>`` launches rewritten. The pieces of _split.py that read source without
 parsing it (see docs/design/builds.md).
 """
 

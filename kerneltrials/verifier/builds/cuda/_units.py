@@ -1,6 +1,6 @@
 """Compile a candidate's CUDA source as a host unit (clang + PCH) and a device unit (nvcc).
 
-The split itself is _cudasplit.py. This module runs it: the host unit first (its
+The split itself is _split.py. This module runs it: the host unit first (its
 undefined symbols name the template kernels it launches, which the device unit must then
 instantiate), the device unit with stock's nvcc command, and a check that every kernel
 and function the host unit declared is defined, with external linkage, by the device
@@ -18,13 +18,13 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from kerneltrials.verifier._cudasplit import (
+from kerneltrials.verifier.builds._toolrun import run_tool
+from kerneltrials.verifier.builds.cuda._split import (
     SplitSource,
     SplitUnavailable,
     device_unit,
     split_cuda_source,
 )
-from kerneltrials.verifier._toolrun import run_tool
 
 HOST_SOURCE = "cuda_host.cpp"
 DEVICE_SOURCE = "cuda_device.cu"

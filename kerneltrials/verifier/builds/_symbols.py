@@ -1,0 +1,362 @@
+"""Link-level policy: the symbols a candidate's own object code may import (issue 19, item 6).
+
+The candidate's translation units (the fast path's ``main.cpp.o`` and its CUDA objects,
+before they are linked with the harness's binding unit) are read with the toolchain's own
+``nm``, demangled; nothing here reads source text. Every undefined symbol is classified:
+
+- **allowed**: libc/libm, the C++ runtime, OpenMP, tensor metadata and allocation,
+  ``TORCH_CHECK`` support, and (``cuda`` backend only) the CUDA runtime's launch, memory
+  and error API — the tables below, one comment per group saying why;
+- **dispatched compute** (``at::_ops::<op>::call`` of an op that computes, the ``torch::``
+  C++ API): ``link:forbidden_symbol:<name>`` under ``strict``, the note
+  ``note:link:library_compute:<name>`` under ``mixed`` (the dispatcher-level recorder sees it);
+- **forbidden**: everything else. Named groups (the CPython API, ``dlopen``, BLAS/LAPACK,
+  cuBLAS/cuDNN, processes, files, sockets, timers, the dispatcher, and compute that bypasses
+  the dispatcher — ``at::native``, ``at::cpu``, ``at::cuda``, ``::redispatch``: the recorder
+  could not see it, so not even ``mixed`` allows it) plus any name on no list (default deny).
+
+A candidate's global *definitions* are checked too (``defined=`` below): a shared library's
+reference to its own default-visibility symbol goes through the GOT, and the dynamic linker
+binds it to the first definition in lookup order, where libc and the interpreter come first
+— defining ``dlopen`` or ``PySys_GetObject`` yourself and calling it calls the real one.
+A definition is rejected only when its name is on a forbidden list (a candidate's own
+``extern "C"`` functions are on none). Linking with ``-Wl,-Bsymbolic-functions`` closes
+this for functions at the root.
+
+API: :func:`find_nm`, :func:`object_symbols` (imports and global definitions of a set of
+objects), :func:`undefined_symbols`, :func:`classify`, :func:`symbol_policy_findings`.
+Known limits (docs/design/anticheat.md): code reached without importing a symbol — through
+a vtable of an allowed object (``DeviceGuardImplInterface``: streams, events), by parsing
+memory for library code, or a raw ``syscall`` instruction — is not seen here.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+
+NM_NAMES = ("llvm-nm-19", "llvm-nm", "nm")
+MAX_REASONS = 10  # a verdict names the first ten, then counts the rest
+
+
+class Kind(Enum):
+    ALLOWED = "allowed"
+    COMPUTE = "compute"  # dispatched library compute: strict rejects, mixed notes
+    FORBIDDEN = "forbidden"  # on a named forbidden list (also rejected as a definition)
+    UNKNOWN = "unknown"  # on no list: rejected as an import, fine as a definition
+
+
+# --- C names (unmangled): exact names and patterns ---------------------------------------
+
+#: The C++ runtime and libc pieces every object compiled from C++ imports (exceptions,
+#: static initialisation, stack protector, thread-locals, assertions, errors).
+C_RUNTIME = frozenset({
+    "__gxx_personality_v0", "__dynamic_cast", "__dso_handle", "__tls_get_addr",
+    "_GLOBAL_OFFSET_TABLE_", "__libc_single_threaded", "__stack_chk_fail", "__stack_chk_guard",
+    "__assert_fail", "__errno_location", "abort", "exit", "pthread_mutex_lock",
+    "pthread_mutex_unlock", "pthread_mutex_trylock", "pthread_once",
+})
+#: Memory and strings (libc): a kernel's own work; clang turns ``memcmp() == 0`` into bcmp.
+C_MEMORY = frozenset({
+    "malloc", "calloc", "realloc", "free", "aligned_alloc", "posix_memalign", "memalign",
+    "memcpy", "memmove", "memset", "memcmp", "bcmp", "memchr", "strlen", "strnlen", "strcmp",
+    "strncmp", "strcpy", "strncpy", "strcat", "strncat", "strchr", "strrchr", "strstr",
+    "strdup", "strndup", "strtol", "strtoll", "strtoul", "strtoull", "strtod", "strtof",
+    "atoi", "atol", "atof", "qsort", "bsearch", "abs", "labs", "llabs", "rand", "srand",
+    "__memcpy_chk", "__memmove_chk", "__memset_chk", "__strcpy_chk", "__strcat_chk",
+    "__strncpy_chk",
+})
+#: Printing to the streams a process inherits (no file can be opened: fopen is forbidden).
+C_PRINT = frozenset({
+    "printf", "fprintf", "vprintf", "vfprintf", "snprintf", "sprintf", "vsnprintf", "vsprintf",
+    "puts", "fputs", "fputc", "putc", "putchar", "fwrite", "fflush", "stdout", "stderr",
+    "__printf_chk", "__fprintf_chk", "__sprintf_chk", "__snprintf_chk", "__vsnprintf_chk",
+    "__vfprintf_chk", "__vsprintf_chk", "__vprintf_chk",
+})
+_LIBM = (r"(?:a?(?:sin|cos|tan)h?|atan2|exp(?:2|10|m1)?|log(?:2|10|1p|b)?|pow|sqrt|cbrt|hypot|"
+         r"erfc?|[lt]gamma(?:_r)?|fabs|floor|ceil|l?l?round|l?l?rint|nearbyint|trunc|fmod|"
+         r"remainder|remquo|copysign|fmin|fmax|fdim|fma|frexp|ldexp|modf|scalbl?n|ilogb|"
+         r"nextafter|nexttoward|nan|sincos)[fl]?")
+C_ALLOWED_PATTERNS = (
+    # libm, its glibc-internal and vector (libmvec, OpenMP simd) variants, and SLEEF, the
+    # vector math library at::vec::Vectorized calls inline: elementwise math is own work.
+    re.compile(rf"^(?:{_LIBM}|__{_LIBM}_finite|__(?:fpclassify|isinf|isnan|finite|signbit)[fl]?|"
+               rf"_ZGV[bcdeBCDE][NM]\d+[uvl\d]*_{_LIBM}|Sleef_\w+)$"),
+    # compiler-rt / libgcc builtins (128-bit and half/bfloat16 arithmetic, CPU dispatch).
+    re.compile(r"^__(?:u?(?:div|mod|mul)[sdtx]i3|(?:ashl|ashr|lshr|neg|cmp|ucmp|clz|ctz|ffs|"
+               r"popcount|parity|bswap|abs)[sdt]i2|mulo[sdt]i4|(?:float|floatun|fix|fixuns|"
+               r"extend|trunc)[a-z]+[2-4]|gnu_[hf]2[hf]_ieee|powi[sdx]f2|(?:mul|div)[sdx]c3|"
+               r"cpu_model|cpu_indicator_init|cpu_features2)$"),
+    # the C++ ABI (exceptions, guards, atexit of static objects) and the unwinder.
+    re.compile(r"^(?:__cxa_\w+|_Unwind_\w+)$"),
+    # the OpenMP runtime: libomp (clang) and libgomp (g++) entry points of the pragmas,
+    # and the omp_get_*/lock API; omp_set_*/timers are FORBIDDEN below.
+    re.compile(r"^(?:__kmpc_\w+|GOMP_\w+|omp_(?:get|in|init|destroy|unset|test)_\w+|omp_set_(?:nest_)?lock)$"),
+)
+#: The CUDA runtime's launch, registration, memory, error and device-query API (``cuda``
+#: backend only). nvcc's registration code imports atexit; torch's inline CUDA guard
+#: (c10/cuda/impl/CUDAGuardImpl.h, whose vtable every CUDAGuard user emits) imports the
+#: event and stream-wait calls — and offers them through that vtable anyway.
+CUDA_RUNTIME = frozenset({
+    "cudaLaunchKernel", "cudaLaunchKernelExC", "cudaLaunchCooperativeKernel", "atexit",
+    "__cudaLaunchKernel", "__cudaGetKernel", "__cudaPushCallConfiguration",
+    "__cudaPopCallConfiguration", "__cudaUnregisterFatBinary", "__cudaInitModule",
+    "cudaMalloc", "cudaMallocAsync", "cudaMallocHost", "cudaHostAlloc", "cudaMallocPitch",
+    "cudaFree", "cudaFreeAsync", "cudaFreeHost", "cudaGetLastError", "cudaPeekAtLastError",
+    "cudaGetErrorString", "cudaGetErrorName", "cudaGetDevice", "cudaGetDeviceCount",
+    "cudaSetDevice", "cudaGetDeviceProperties", "cudaGetDeviceProperties_v2",
+    "cudaDeviceGetAttribute", "cudaFuncSetAttribute", "cudaFuncGetAttributes",
+    "cudaFuncSetCacheConfig", "cudaDeviceSynchronize", "cudaStreamSynchronize",
+    "cudaStreamQuery", "cudaStreamIsCapturing", "cudaStreamWaitEvent", "cudaEventCreate",
+    "cudaEventCreateWithFlags", "cudaEventDestroy", "cudaEventRecord", "cudaEventQuery",
+    "cudaEventSynchronize", "cudaEventElapsedTime", "cudaGetSymbolAddress",
+    "cudaPointerGetAttributes",
+})
+CUDA_PATTERNS = (re.compile(r"^(?:__cudaRegister\w+|cudaMemcpy\w*|cudaMemset\w*|cudaOccupancy\w+)$"),)
+
+#: Named forbidden C names: processes and other processes' memory, threads, raw syscalls,
+#: dynamic loading and its library walk, executable memory, files, sockets, signals,
+#: privileges, the environment, timers (telling a timed call from another), thread-pool
+#: settings that slow the baseline. Imports of unlisted names are rejected anyway; this
+#: list also rejects *definitions* of these names (interposition, module docstring).
+C_FORBIDDEN = frozenset({
+    "fork", "vfork", "clone", "clone3", "execl", "execle", "execlp", "execv", "execve",
+    "execvp", "execvpe", "execveat", "fexecve", "posix_spawn", "posix_spawnp", "system",
+    "popen", "daemon", "ptrace", "process_vm_readv", "process_vm_writev", "kill", "tgkill",
+    "tkill", "pidfd_open", "pidfd_getfd", "pthread_create", "syscall", "prctl", "seccomp",
+    "unshare", "setns", "setuid", "setgid", "setrlimit", "prlimit", "sched_setaffinity",
+    "setpriority", "dlopen", "dlmopen", "dlsym", "dlvsym", "dladdr", "dlinfo",
+    "dl_iterate_phdr", "getauxval", "mmap", "mmap64", "mremap", "mprotect", "pkey_mprotect",
+    "memfd_create", "shm_open", "shmget", "shmat", "open", "open64", "openat", "openat2",
+    "creat", "fopen", "fopen64", "freopen", "fdopen", "tmpfile", "mkstemp", "opendir",
+    "readdir", "read", "write", "pread", "pwrite", "readlink", "unlink", "rename", "mkdir",
+    "chdir", "stat", "lstat", "fstat", "access", "sendfile", "ioctl", "socket", "socketpair",
+    "connect", "bind", "listen", "accept", "accept4", "sendto", "sendmsg", "recvfrom",
+    "recvmsg", "getaddrinfo", "signal", "sigaction", "raise", "setenv", "putenv", "unsetenv",
+    "getenv", "clock_gettime", "gettimeofday", "time", "clock", "nanosleep", "usleep",
+    "sleep", "omp_set_num_threads", "omp_set_dynamic", "omp_set_nested",
+    "omp_set_max_active_levels", "omp_set_schedule", "omp_get_wtime", "omp_get_wtick",
+    "cudaGetDriverEntryPoint", "cudaStreamCreate", "cudaStreamCreateWithFlags",
+    "cudaStreamCreateWithPriority", "cudaLaunchHostFunc", "cudaDeviceSetLimit",
+})
+_BLAS = (r"[sdcz](?:gemm\w*|symm|hemm|syrk|herk|syr2k|her2k|trmm|trsm|gemv|gbmv|symv|sbmv|"
+         r"spmv|trmv|tbmv|tpmv|trsv|tbsv|tpsv|ger[uc]?|syr2?|her2?|hpr2?|spr2?|axpy|copy|swap|"
+         r"scal|dot[uc]?|nrm2|asum|rotg?|rotm|getr[fsi]|potr[fsi]|gesv|gesvd|gesdd|syevd?|heevd?|"
+         r"geqrf|orgqr|ungqr|gels)|i[sdcz]amax|(?:sc|dz)(?:nrm2|asum)|d?sdsdot")
+C_FORBIDDEN_PATTERNS = (
+    re.compile(r"^_?Py"),  # the CPython API: a candidate has no business calling Python
+    re.compile(rf"^(?:{_BLAS})_?$"),  # Fortran BLAS/LAPACK (sgemm_, dgemm, ...)
+    re.compile(r"^(?:cblas_|LAPACKE_|lapack_|mkl_|MKL_|dnnl_|mkldnn_|openblas_|goto_|bli_|"
+               r"libxsmm_|cublas|cudnn|cusparse|cufft|cusolver|curand|nvrtc|nvJitLink|"
+               r"cudaGraph|cudaLibrary|cudaIpc|cudaStreamBeginCapture|cu[A-Z])"),
+)
+
+# --- C++ names: qualified names with template arguments and parameters removed ------------
+
+#: Tensor metadata and allocation, TORCH_CHECK/TORCH_WARN support, symbolic-shape and
+#: refcount helpers, and what torch's headers import inline on behalf of an honest kernel
+#: (torch:: factories set autograd meta and exclude autograd keys; TensorImpl's destructor
+#: path asks for the Python interpreter object). Prefixes of the qualified name.
+CPP_ALLOWED = (
+    "at::TensorBase::data_ptr", "at::TensorBase::mutable_data_ptr",
+    "at::TensorBase::const_data_ptr", "at::TensorBase::__dispatch_contiguous",
+    "at::TensorBase::print", "at::TensorBase::toString", "at::Tensor::item",
+    "at::Tensor::data_ptr", "at::Tensor::print", "at::Tensor::toString", "at::TensorMaker",
+    "at::detail::empty_cpu", "at::detail::empty_strided_cpu", "at::detail::empty_generic",
+    "at::detail::empty_cuda", "at::detail::empty_strided_cuda", "at::infer_size",
+    "at::get_num_threads", "at::get_thread_num", "at::in_parallel_region",
+    "at::init_num_threads", "at::internal::invoke_parallel", "at::internal::lazy_init_num_threads",
+    "at::internal::set_thread_num", "at::TensorIteratorBase", "at::TensorIteratorConfig",
+    "at::TensorIterator", "at::cuda::getCurrentDeviceProperties", "at::cuda::getDeviceProperties",
+    "at::cuda::warp_size", "c10::detail::torchCheckFail", "c10::detail::torchInternalAssertFail",
+    "c10::detail::torchCheckMsgImpl", "c10::detail::maybe_wrap_dim_slow", "c10::detail::_str",
+    "c10::Error", "c10::Warning", "c10::warn", "c10::WarningUtils", "c10::SourceLocation",
+    "c10::ThrowEnforceNotMet", "c10::TensorImpl", "c10::UndefinedTensorImpl", "c10::StorageImpl",
+    "c10::Storage", "c10::DataPtr", "c10::Allocator", "c10::GetAllocator", "c10::GetCPUAllocator",
+    "c10::SymInt", "c10::SymBool", "c10::SymFloat", "c10::SymbolicShapeMeta",
+    "c10::AutogradMetaInterface", "c10::intrusive_ptr_target", "c10::impl::cow",
+    "c10::impl::ExcludeDispatchKeyGuard", "c10::impl::getGlobalPyInterpreter",
+    "c10::impl::device_guard_impl_registry", "c10::impl::GPUTrace", "c10::Device",
+    "c10::DeviceTypeName", "c10::toString", "c10::operator<<", "c10::Scalar",
+    "c10::SmallVectorBase", "caffe2::TypeMeta", "torch::autograd::AutogradMeta",
+)
+CPP_ALLOWED_CUDA = ("c10::cuda",)  # streams, guards, error checks of torch's CUDA core
+_CPP_ERROR = re.compile(r"^c10::\w+Error(?:::|$)")  # c10::ValueError, IndexError, ...
+#: Ops whose ``at::_ops::<op>::call`` allocates, fills, views or moves data: no arithmetic.
+ALLOWED_OPS = frozenset({
+    "empty_memory_format", "empty_like", "empty_strided", "empty_permuted", "new_empty",
+    "new_empty_strided", "zeros", "zeros_like", "ones", "ones_like", "full", "full_like",
+    "new_zeros", "new_ones", "new_full", "zero_", "fill__Scalar", "fill__Tensor", "arange",
+    "arange_start", "arange_start_step", "scalar_tensor", "resize_", "item",
+    "view", "view_dtype", "reshape", "_reshape_alias", "_unsafe_view", "view_as", "as_strided",
+    "expand", "expand_as", "permute", "transpose_int", "t", "squeeze", "squeeze_dim",
+    "squeeze_dims", "unsqueeze", "flatten_using_ints", "unflatten_int", "narrow", "slice_Tensor",
+    "select_int", "alias", "detach", "split_Tensor", "split_with_sizes", "chunk", "unbind_int",
+    "movedim_int", "contiguous", "clone", "copy_", "cat", "stack",
+})
+#: Named forbidden C++: Python (pybind11), dispatcher registration and dispatch-key state
+#: (knowing when the recorder watches), compute that bypasses the dispatcher, BLAS and
+#: oneDNN under their C++ names, threads and thread pools, files, timers, JIT (loads code).
+CPP_FORBIDDEN = (
+    "pybind11", "at::native", "at::cpu", "at::cuda", "at::meta", "at::compositeexplicitautograd",
+    "at::compositeimplicitautograd", "at::compositeexplicitautogradnonfunctional", "at::mps",
+    "at::set_num_threads", "at::set_num_interop_threads", "at::launch", "at::intraop_launch",
+    "at::Context::set*", "c10::Dispatcher", "c10::OperatorHandle", "c10::impl::OperatorEntry",
+    "c10::impl::tls_*", "c10::impl::dispatch_mode*", "c10::impl::TorchDispatchModeTLS",
+    "c10::impl::PythonDispatcherTLS", "c10::impl::PythonTorchFunctionTLS",
+    "c10::impl::ForceDispatchKeyGuard", "c10::impl::IncludeDispatchKeyGuard",
+    "c10::impl::_force_tls_local_dispatch_key_set", "c10::impl::PyInterpreter",
+    "c10::ThreadPool", "torch::Library", "torch::jit", "torch::dynamo", "torch::impl",
+    "torch::utils", "torch::autograd::python", "fbgemm", "dnnl", "mkldnn", "ideep",
+    "std::thread", "std::jthread", "std::filesystem", "std::__cxx11::basic_ifstream",
+    "std::__cxx11::basic_ofstream", "std::basic_ifstream", "std::basic_ofstream",
+    "std::basic_fstream", "std::basic_filebuf", "std::__basic_file", "std::chrono",
+    "std::this_thread", "std::system",
+)
+_SPECIAL = re.compile(r"^(?:vtable for |typeinfo for |typeinfo name for |VTT for |"
+                      r"construction vtable for |guard variable for |TLS init function for |"
+                      r"TLS wrapper function for |(?:non-virtual |virtual |covariant return )?"
+                      r"thunk to |reference temporary #\d+ for )")
+_OP_CALL = re.compile(r"^at::_ops::(\w+)::(call|redispatch)$")
+
+
+def _under(name: str, prefixes: tuple[str, ...]) -> bool:
+    """Is ``name`` one of ``prefixes`` or in its scope (``x*``: any name starting with x)?"""
+    return any(name.startswith(p[:-1]) if p.endswith("*") else
+               name == p or name.startswith((p + "::", p + "<")) for p in prefixes)
+
+
+def qualified_name(symbol: str) -> str:
+    """``float* at::TensorBase::data_ptr<float>() const`` → ``at::TensorBase::data_ptr``."""
+    name = re.sub(r"@{1,2}[\w.]+$", "", symbol.strip())  # symbol versions: dlopen@GLIBC_2.34
+    while (special := _SPECIAL.match(name)) is not None:
+        name = name[special.end():]
+    name = name.replace("(anonymous namespace)", "{anonymous}")
+    out, depth = [], 0
+    operator = re.search(r"\boperator\s*(?:<<=?|>>=?|<=>|<=?|>=?|->\*?|\(\)|new\b|delete\b)", name)
+    for index, char in enumerate(name):
+        if operator and operator.start() <= index < operator.end():
+            out.append(char)
+            continue
+        if char in "<{":
+            depth += 1
+        elif char in ">}" and depth:
+            depth -= 1
+        elif char == "(" and depth == 0:
+            break
+        elif depth == 0:
+            out.append(char)
+    head = "".join(out).strip()
+    if operator and head.endswith(operator.group(0).split()[-1]):
+        start = head.rfind("operator")
+        prefix = re.search(r"[\w:~]*$", head[:start])
+        return (prefix.group(0) if prefix else "") + re.sub(r"\s+", " ", head[start:])
+    return head.split()[-1].lstrip("*&") if head else head
+
+
+def classify(symbol: str, backend: str = "cpu") -> Kind:
+    """Which list a demangled symbol is on (``backend`` ``cuda`` adds the CUDA runtime)."""
+    name = qualified_name(symbol)
+    if "::" not in name and not name.startswith("operator "):
+        return _classify_c(name, backend)
+    if name.startswith(("operator new", "operator delete", "std::", "__gnu_cxx::",
+                        "__cxxabiv1::")) and not _under(name, CPP_FORBIDDEN):
+        return Kind.ALLOWED
+    if (op := _OP_CALL.match(name)) is not None:
+        if op.group(2) == "redispatch":  # skips dispatch keys: the recorder's among them
+            return Kind.FORBIDDEN
+        return Kind.ALLOWED if op.group(1) in ALLOWED_OPS else Kind.COMPUTE
+    cuda_allowed = backend == "cuda" and _under(name, CPP_ALLOWED_CUDA)
+    if _under(name, CPP_ALLOWED) or _CPP_ERROR.match(name) or cuda_allowed:
+        return Kind.ALLOWED
+    if _under(name, CPP_FORBIDDEN) or name.startswith(("at::", "c10::", "caffe2::")):
+        return Kind.FORBIDDEN if _under(name, CPP_FORBIDDEN) else Kind.UNKNOWN
+    return Kind.COMPUTE if name.startswith("torch::") else Kind.UNKNOWN
+
+
+def _classify_c(name: str, backend: str) -> Kind:
+    if name in C_FORBIDDEN or any(p.match(name) for p in C_FORBIDDEN_PATTERNS):
+        return Kind.FORBIDDEN
+    if name in C_RUNTIME or name in C_MEMORY or name in C_PRINT:
+        return Kind.ALLOWED
+    if any(p.match(name) for p in C_ALLOWED_PATTERNS):
+        return Kind.ALLOWED
+    if backend == "cuda" and (name in CUDA_RUNTIME or any(p.match(name) for p in CUDA_PATTERNS)):
+        return Kind.ALLOWED
+    return Kind.UNKNOWN
+
+
+@dataclass(frozen=True)
+class ObjectSymbols:
+    """What a set of objects imports (undefined in all of them) and defines globally."""
+
+    imports: list[str]
+    definitions: list[str]
+
+
+def find_nm() -> str:
+    """The toolchain's nm (llvm-nm-19, llvm-nm, then GNU nm); RuntimeError if none."""
+    for name in NM_NAMES:
+        if (path := shutil.which(name)) is not None:
+            return path
+    raise RuntimeError(f"no nm tool found (looked for {', '.join(NM_NAMES)}): install llvm or binutils")
+
+
+_NM_LINE = re.compile(r"^(?:[0-9a-fA-F]+)?\s+([A-Za-z])\s(.+)$")
+
+
+def object_symbols(object_paths: list[Path], nm: str | None = None) -> ObjectSymbols:
+    """Imports and global definitions of ``object_paths``, demangled by ``nm -C``.
+
+    A symbol one object defines and another uses (a kernel's launch stub, defined by the
+    CUDA device unit and launched from the host unit) is a definition, not an import.
+    """
+    paths = [str(path) for path in object_paths]
+    result = subprocess.run([nm or find_nm(), "-C", *paths], capture_output=True, text=True,
+                            check=True)
+    undefined, defined = set(), set()
+    for line in result.stdout.splitlines():
+        match = _NM_LINE.match(line)
+        if match is None or line.endswith(":") and line[:-1] in paths:
+            continue
+        kind, symbol = match.groups()
+        is_undefined = kind in "Uwv" and not line[:1].strip()  # undefined: no value column
+        if is_undefined:
+            undefined.add(symbol)
+        elif kind.isupper() or kind in "uw":  # global (u: unique, w: weak without default)
+            defined.add(symbol)
+    return ObjectSymbols(sorted(undefined - defined), sorted(defined))
+
+
+def undefined_symbols(object_paths: list[Path], nm: str | None = None) -> list[str]:
+    """The demangled symbols ``object_paths`` import (see :func:`object_symbols`)."""
+    return object_symbols(object_paths, nm).imports
+
+
+def symbol_policy_findings(symbols: list[str], policy: str, backend: str,
+                           defined: list[str] | None = None) -> tuple[list[str], list[str]]:
+    """(reasons that reject, notes that only record) for imports ``symbols`` and global
+    definitions ``defined`` under ``policy`` (``strict``/``mixed``) and ``backend``."""
+    if policy not in ("strict", "mixed") or backend not in ("cpu", "cuda"):
+        raise ValueError(f"unknown policy/backend {policy!r}/{backend!r}")
+    rejected, noted = [], []
+    for symbol in symbols:
+        kind = classify(symbol, backend)
+        if kind is Kind.COMPUTE and policy == "mixed":
+            noted.append(symbol)
+        elif kind is not Kind.ALLOWED:
+            rejected.append(symbol)
+    rejected += [s for s in defined or [] if classify(s, backend) is Kind.FORBIDDEN]
+    return (_capped("link:forbidden_symbol", rejected),
+            _capped("note:link:library_compute", noted))
+
+
+def _capped(prefix: str, symbols: list[str]) -> list[str]:
+    unique = list(dict.fromkeys(symbols))
+    shown = [f"{prefix}:{symbol[:200]}" for symbol in unique[:MAX_REASONS]]
+    more = len(unique) - MAX_REASONS
+    return shown + ([f"{prefix}:... and {more} more"] if more > 0 else [])

@@ -1,0 +1,273 @@
+"""One request and one reply dataclass per worker operation.
+
+The parent sends a request with :func:`request_frame` and reads the reply with
+:meth:`Request.read_reply`, which checks every field's type (``_wire``): the parent never
+reads a reply by string key. Which worker answers which operation: ``reference`` and
+``candidate`` workers (``kerneltrials.verifier.worker``) all but ``collect`` (the collect
+job, a ``candidate``-code worker too) and ``compile`` (the compile job,
+``kerneltrials.verifier.builds.compile_worker``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Generic, TypeVar
+
+from kerneltrials.verifier.protocol._build import BuildArtifact, BuildRequest
+from kerneltrials.verifier.protocol._wire import from_wire, to_wire
+
+R = TypeVar("R")
+
+
+class Request(Generic[R]):
+    """A request of operation ``op``; its reply is a ``reply_type``."""
+
+    op: ClassVar[str]
+    reply_type: ClassVar[type[Any]]
+
+    def read_reply(self, data: dict[str, Any]) -> R:
+        """The typed reply; raises ``MalformedMessage`` when a field has the wrong type."""
+        fields = {key: value for key, value in data.items() if key not in ENVELOPE}
+        reply: R = from_wire(self.reply_type, fields)
+        return reply
+
+
+#: Fields of every reply frame besides the operation's own (see ``_frames.serve``).
+ENVELOPE = frozenset({"ok", "nonce", "worker_ms"})
+
+
+def request_frame(request: Request[Any]) -> dict[str, Any]:
+    return {"op": request.op, **to_wire(request)}
+
+
+@dataclass(frozen=True)
+class Empty:
+    """A reply with nothing in it."""
+
+
+@dataclass(frozen=True)
+class Count:
+    count: int
+
+
+@dataclass(frozen=True)
+class TaskLoaded:
+    threads: int  # the worker's torch thread count after loading
+
+
+@dataclass(frozen=True)
+class LoadTask(Request[TaskLoaded]):
+    op: ClassVar[str] = "load_task"
+    reply_type: ClassVar[type[Any]] = TaskLoaded
+    source: str
+    path: str
+    task_id: str
+    name: str
+    backend: str
+    threads: int  # both timed sides use this many threads: the parent's usable cores
+
+
+@dataclass(frozen=True)
+class HandedArtifact:
+    """A built library, copied by the parent where the candidate worker may read it."""
+
+    request: BuildRequest
+    artifact: BuildArtifact
+
+
+@dataclass(frozen=True)
+class CandidateLoaded:
+    integrity: list[str]  # watched state that importing the candidate changed
+
+
+@dataclass(frozen=True)
+class LoadCandidate(Request[CandidateLoaded]):
+    op: ClassVar[str] = "load_candidate"
+    reply_type: ClassVar[type[Any]] = CandidateLoaded
+    candidate: str
+    backend: str
+    artifacts: list[HandedArtifact]
+
+
+@dataclass(frozen=True)
+class SetupDone:
+    weights_copied: bool
+
+
+@dataclass(frozen=True)
+class Setup(Request[SetupDone]):
+    op: ClassVar[str] = "setup"
+    reply_type: ClassVar[type[Any]] = SetupDone
+    config: str
+    overrides: dict[str, Any]
+    init_seed: int
+
+
+@dataclass(frozen=True)
+class Inputs(Request[Count]):
+    op: ClassVar[str] = "inputs"
+    reply_type: ClassVar[type[Any]] = Count
+    config: str
+    seed: int
+    path: str
+
+
+@dataclass(frozen=True)
+class ReferenceRan:
+    ops: list[str]  # the reference's compute ops (the mixed policy's yardstick)
+
+
+@dataclass(frozen=True)
+class Reference(Request[ReferenceRan]):
+    op: ClassVar[str] = "reference"
+    reply_type: ClassVar[type[Any]] = ReferenceRan
+    config: str
+    inputs_path: str
+    path: str
+
+
+@dataclass(frozen=True)
+class PoolReference(Request[Count]):
+    op: ClassVar[str] = "pool_reference"
+    reply_type: ClassVar[type[Any]] = Count
+    config: str
+    path: str
+
+
+@dataclass(frozen=True)
+class Replay:
+    index: int  # which compiled call's output was poisoned
+    name: str
+    poisoned: int  # elements overwritten (0: nothing to poison)
+
+
+@dataclass(frozen=True)
+class RunReport:
+    """What the candidate worker observed on a guarded run; the parent judges it."""
+
+    structures: list[Any]  # describe_output per call: checked by the parent's judge
+    integrity: list[str]
+    kernel_calls: list[int]
+    ops: list[str]
+    custom_share: float | None
+    aliases_input: bool
+    replays: list[Replay]
+    readdressed: bool
+
+
+@dataclass(frozen=True)
+class Run(Request[RunReport]):
+    op: ClassVar[str] = "run"
+    reply_type: ClassVar[type[Any]] = RunReport
+    config: str
+    inputs_path: str
+    path: str
+    replay: bool
+    seed: int
+
+
+@dataclass(frozen=True)
+class Spot:
+    index: int  # call index in the batch
+    pool: int  # timing-pool input set it ran on
+    ops: list[str]
+    structure: Any
+
+
+@dataclass(frozen=True)
+class Timed:
+    times_ms: list[float]
+    # Candidate only (None from the reference worker):
+    integrity: list[str] = field(default_factory=list)
+    kernel_calls: int | None = None
+    spots: list[Spot] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Time(Request[Timed]):
+    op: ClassVar[str] = "time"
+    reply_type: ClassVar[type[Any]] = Timed
+    config: str
+    mode: str  # "candidate", "eager" or "compile"
+    n_calls: int
+    spot: list[int] = field(default_factory=list)
+    spot_path: str | None = None
+
+
+@dataclass(frozen=True)
+class GradDone:
+    backward_ops: list[str]
+
+
+@dataclass(frozen=True)
+class Grad(Request[GradDone]):
+    op: ClassVar[str] = "grad"
+    reply_type: ClassVar[type[Any]] = GradDone
+    config: str
+    inputs_path: str
+    path: str
+    seed: int
+
+
+@dataclass(frozen=True)
+class ProfileRow:
+    op: str
+    calls: int
+    self_ms_per_call: float
+
+
+@dataclass(frozen=True)
+class Profiled:
+    top_ops: list[ProfileRow]
+    calls: int
+
+
+@dataclass(frozen=True)
+class Profile(Request[Profiled]):
+    op: ClassVar[str] = "profile"
+    reply_type: ClassVar[type[Any]] = Profiled
+    config: str
+    calls: int = 3
+
+
+@dataclass(frozen=True)
+class Collected:
+    # Each item is checked by the parent with BuildRequest.from_untrusted: a malformed
+    # item is the candidate's ``build:invalid_request``, not a forged frame.
+    requests: Any
+
+
+@dataclass(frozen=True)
+class Collect(Request[Collected]):
+    op: ClassVar[str] = "collect"
+    reply_type: ClassVar[type[Any]] = Collected
+    candidate: str
+    backend: str
+
+
+@dataclass(frozen=True)
+class Compiled:
+    details: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Compile(Request[Compiled]):
+    op: ClassVar[str] = "compile"
+    reply_type: ClassVar[type[Any]] = Compiled
+    request: BuildRequest
+    module_name: str
+    out_dir: str
+    details: dict[str, Any]
+    fast: dict[str, Any] | None = None  # the fast path's plan (FastPlan.to_dict)
+
+
+@dataclass(frozen=True)
+class Exit(Request[Empty]):
+    op: ClassVar[str] = "exit"
+    reply_type: ClassVar[type[Any]] = Empty
+
+
+#: Every request type by its op (the workers parse requests with it).
+REQUESTS: dict[str, type[Request[Any]]] = {cls.op: cls for cls in (
+    LoadTask, LoadCandidate, Setup, Inputs, Reference, PoolReference, Run, Time, Grad, Profile,
+    Collect, Compile, Exit)}

@@ -1,0 +1,52 @@
+"""What a worker keeps between requests, and the helpers every operation shares."""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from kerneltrials.tasks import TaskSpec
+from kerneltrials.verifier.worker._guards import KernelTracker
+from kerneltrials.verifier.worker._integrity import ThreadWatch
+from kerneltrials.verifier.worker._timing import DeviceOps
+
+#: Inputs kept per configuration for timing; each timed call clones one of them.
+TIMING_POOL_SIZE = 3
+TIMING_SEED_BASE = 1_000_003
+
+
+@dataclass
+class ConfigState:
+    module: Any
+    model: torch.nn.Module
+    pool: list[list[Any]]
+    compiled: Any = None
+
+
+@dataclass
+class WorkerState:
+    role: str
+    #: The handler table this worker serves (watched by the integrity snapshot).
+    handlers: Mapping[str, Any] = field(default_factory=dict)
+    task: TaskSpec | None = None
+    device: str = "cpu"
+    candidate: Any = None
+    configs: dict[str, ConfigState] = field(default_factory=dict)
+    ops: DeviceOps | None = None
+    tracker: KernelTracker | None = None  # calls into the candidate's extensions
+    integrity: dict[str, Any] = field(default_factory=dict)  # snapshot before import
+    threads: ThreadWatch | None = None
+    output_bytes: int = 0  # size of the last output: the freed block to poison
+
+
+def format_exc() -> str:
+    return traceback.format_exc(limit=12)
+
+
+def load_inputs(state: WorkerState, path: str) -> list[Any]:
+    loaded = torch.load(path, weights_only=True)
+    return [x.to(state.device) if isinstance(x, torch.Tensor) else x for x in loaded]
