@@ -270,3 +270,18 @@ def test_stray_files_in_the_cache_root_are_evicted(tmp_path: Path) -> None:
     assert left == [".index", ".locks", ".staging", ".trash", "real"]
     assert [p.name for p in (tmp_path / "store" / ".index").iterdir()] == ["real.json"]
     assert cache.total_bytes() < 64 * 1024 and (entry / "lib.so").read_bytes() == b"ok"
+
+
+@pytest.mark.timeout(10)
+@pytest.mark.parametrize(("during", "status", "reason"), [
+    ("startup", Status.ERROR, "harness:worker_startup:candidate worker exit code 1"),
+    ("run", Status.RUNTIME_ERROR, "runtime:run:exit code 1 during run"),
+])
+def test_a_worker_that_dies_before_its_hello_is_the_harness_failure(
+        during: str, status: Status, reason: str) -> None:
+    """No candidate code runs before a worker answers hello: dying then (a broken install,
+    an import error in the harness) is ``error``; dying later is the candidate's."""
+    from kerneltrials.verifier.harness._failures import candidate_failure
+
+    outcome = candidate_failure(JobDied("candidate", ExitInfo(returncode=1), during), "run")
+    assert outcome.status == status and outcome.reasons[0].startswith(reason), outcome.reasons

@@ -9,7 +9,7 @@ from kerneltrials._cpuinfo import usable_cores
 from kerneltrials.sandbox import ExitInfo
 from kerneltrials.sandbox._env import trim
 from kerneltrials.tasks import TaskError
-from kerneltrials.verifier.harness._jobs import ForgedReply, JobDied, WorkerFailed
+from kerneltrials.verifier.harness._jobs import STARTUP, ForgedReply, JobDied, WorkerFailed
 from kerneltrials.verifier.harness._sanitize import sanitize_candidate_text
 from kerneltrials.verifier.harness._session import Outcome
 from kerneltrials.verifier.verdict import Status
@@ -40,6 +40,11 @@ def candidate_failure(error: Exception, stage: str) -> Outcome:
     if isinstance(error, ForgedReply):
         return Outcome(Status.REJECTED,
                        f"integrity:forged_channel_frame:{sanitize_candidate_text(str(error), 300)}")
+    if isinstance(error, JobDied) and error.during == STARTUP:
+        # No candidate code runs before a worker's hello (the candidate's module is
+        # imported on a later request): a worker that cannot start is the harness's.
+        return Outcome(Status.ERROR, f"harness:worker_startup:{error.role} worker "
+                                     f"{error.exit_info.describe()} during {stage}")
     if isinstance(error, JobDied):
         info = error.exit_info
         output = sanitize_candidate_text(info.stderr.strip(), 1500)  # the candidate's text

@@ -46,6 +46,11 @@ R = TypeVar("R")
 _log = logging.getLogger("kerneltrials.verifier.jobs")
 
 
+#: What a worker is doing until it answers hello: starting Python and torch, before any
+#: candidate code (the harness's failure if it dies then, never the candidate's).
+STARTUP = "startup"
+
+
 class JobDied(Exception):
     """The worker exited, was killed, or stopped answering."""
 
@@ -118,7 +123,7 @@ class WorkerJob:
         a reply whose fields do not have their types: replies are attacker-controlled).
         """
         if not self._ready:
-            self._receive("startup", max(0.1, self.process.seconds_left()))
+            self._receive(STARTUP, max(0.1, self.process.seconds_left()))
             self._ready = True
         budget = max(0.1, min(timeout_s, self.process.seconds_left()))
         started = time.monotonic()
