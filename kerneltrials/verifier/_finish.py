@@ -10,7 +10,11 @@ from kerneltrials.verifier.harness._jobs import WorkerJob
 from kerneltrials.verifier.harness._llm_verifier import review_candidate
 from kerneltrials.verifier.harness._profile_stage import profile_stage
 from kerneltrials.verifier.harness._session import Outcome, Session
-from kerneltrials.verifier.harness._speed import custom_share, flag_suspicious
+from kerneltrials.verifier.harness._speed import (
+    custom_share,
+    faster_than_light,
+    flag_suspicious,
+)
 from kerneltrials.verifier.harness._stages import correctness_stage, install_stage, load_workers
 from kerneltrials.verifier.harness._stats import geometric_mean
 from kerneltrials.verifier.harness._timing_loop import Side, time_config
@@ -54,8 +58,11 @@ def _timing_stage(session: Session, verdict: Verdict, reference: WorkerJob,
     verdict.speedup = geometric_mean(eager_ratios)
     verdict.speedup_compile = geometric_mean(compile_ratios) if compile_ratios else None
     verdict.custom_share = custom_share(list(session.results.values()))
-    flag_suspicious(session, verdict)
     session.durations_s["timing"] = time.perf_counter() - started
+    impossible = faster_than_light(session)
+    if impossible:  # work not done is not fast: no speedup, no flag, a rejection
+        raise Outcome(Status.REJECTED, *impossible)
+    flag_suspicious(session, verdict)
 
 
 def finish(verdict: Verdict, built: Built | None = None) -> Verdict:

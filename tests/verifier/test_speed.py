@@ -8,7 +8,13 @@ import pytest
 
 from kerneltrials.tasks import load_task, shape_configs
 from kerneltrials.verifier import CheckOptions, ConfigResult, Status, TimingStats, Verdict
-from kerneltrials.verifier.harness._speed import custom_share, flag_suspicious
+from kerneltrials.verifier.harness._speed import (
+    FASTER_THAN_LIGHT_MARGIN,
+    _speed_of_light_ms,
+    custom_share,
+    faster_than_light,
+    flag_suspicious,
+)
 from tests.verifier.corpus import TASKS
 
 pytestmark = pytest.mark.timeout(120)
@@ -45,6 +51,24 @@ def test_time_below_the_speed_of_light_is_flagged() -> None:
     flag_suspicious(a_session(0.01, peak_bytes_per_s=1e9), verdict)  # type: ignore[arg-type]
     assert verdict.suspicious
     assert verdict.reasons[0].startswith("suspicious:below_speed_of_light on public-0")
+
+
+def test_far_below_the_speed_of_light_is_rejected_not_flagged() -> None:
+    """Work not done is not fast: a median under the bound by the margin is a rejection."""
+    session = a_session(0.01, peak_bytes_per_s=1e9)  # bound ~0.13 ms: 13x too fast
+    reasons = faster_than_light(session)  # type: ignore[arg-type]
+    assert len(reasons) == 1 and reasons[0].startswith("integrity:faster_than_light on public-0")
+
+
+def test_just_below_the_speed_of_light_is_only_flagged() -> None:
+    probe = a_session(1.0, peak_bytes_per_s=1e9)
+    bound = _speed_of_light_ms(probe, probe.configs[0].overrides)  # type: ignore[arg-type]
+    assert bound is not None
+    session = a_session(bound / (FASTER_THAN_LIGHT_MARGIN * 0.8), peak_bytes_per_s=1e9)
+    assert faster_than_light(session) == []  # type: ignore[arg-type]
+    verdict = a_verdict(1.5)
+    flag_suspicious(session, verdict)  # type: ignore[arg-type]
+    assert verdict.suspicious and "below_speed_of_light" in verdict.reasons[0]
 
 
 def test_custom_share_is_the_median_over_configurations() -> None:
