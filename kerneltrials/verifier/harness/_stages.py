@@ -26,13 +26,17 @@ from kerneltrials.verifier.harness._failures import (
 )
 from kerneltrials.verifier.harness._jobs import ForgedReply, JobDied, WorkerFailed, WorkerJob
 from kerneltrials.verifier.harness._judge import judge_outputs, judge_run_reply, reject
+from kerneltrials.verifier.harness._seeds import input_seeds, pool_seeds
 from kerneltrials.verifier.harness._session import Outcome, Session
 from kerneltrials.verifier.protocol import CompileError
 from kerneltrials.verifier.verdict import ConfigResult, Status
 
 INIT_SEED = 42
-#: Input seeds per configuration; the reference draws inputs with seed + 1 (see tasks).
-INPUT_SEEDS = (1234, 98765, 55555, 31337)
+#: At most this many correctness input seeds per configuration (CheckOptions.seeds),
+#: each derived from the run's secret (_seeds.py); the reference draws inputs with seed + 1.
+MAX_INPUT_SEEDS = 4
+#: Inputs kept per configuration for timing; each timed call clones one of them.
+TIMING_POOL_SIZE = 3
 
 
 def build_stage(session: Session) -> list[BuiltArtifact]:
@@ -120,7 +124,8 @@ def load_workers(session: Session, reference: WorkerJob, candidate: WorkerJob,
 
 def _setup_config(session: Session, reference: WorkerJob, candidate: WorkerJob,
                   config: ShapeConfig) -> None:
-    setup = wire.Setup(config=config.name, overrides=config.overrides, init_seed=INIT_SEED)
+    setup = wire.Setup(config=config.name, overrides=config.overrides, init_seed=INIT_SEED,
+                       pool_seeds=pool_seeds(session.hidden_seed, config.name, TIMING_POOL_SIZE))
     timeout = session.options.call_timeout_s
     try:
         reference.request(setup, timeout)
@@ -166,9 +171,10 @@ def _check_one_seed(session: Session, reference: WorkerJob, candidate: WorkerJob
 def correctness_stage(session: Session, reference: WorkerJob, candidate: WorkerJob) -> bool:
     """Every configuration (hidden ones included) with several input seeds."""
     started = time.perf_counter()
-    seeds = INPUT_SEEDS[: max(1, min(session.options.seeds, len(INPUT_SEEDS)))]
+    count = max(1, min(session.options.seeds, MAX_INPUT_SEEDS))
     all_passed = True
     for config in session.configs:
+        seeds = input_seeds(session.hidden_seed, config.name, count)
         result = ConfigResult(name=config.name, kind=config.kind,
                               params=session.task.resolved_params(config.overrides), passed=True)
         session.results[config.name] = result

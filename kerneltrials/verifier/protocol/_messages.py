@@ -101,6 +101,7 @@ class Setup(Request[SetupDone]):
     config: str
     overrides: dict[str, Any]
     init_seed: int
+    pool_seeds: list[int]  # the timing pool's inputs, derived from the run's secret
 
 
 @dataclass(frozen=True)

@@ -26,8 +26,6 @@ from kerneltrials.verifier.worker._integrity import (
 )
 from kerneltrials.verifier.worker._intercept import import_with_artifacts
 from kerneltrials.verifier.worker._state import (
-    TIMING_POOL_SIZE,
-    TIMING_SEED_BASE,
     ConfigState,
     WorkerState,
     format_exc,
@@ -94,8 +92,8 @@ def setup_op(state: WorkerState, request: wire.Setup) -> wire.SetupDone:
     try:
         module = load_task_module(state.task, request.overrides)
         model = make_model(module, state.task, request.init_seed, state.device)
-        pool = [make_inputs(module, state.task, TIMING_SEED_BASE + i, state.device)
-                for i in range(TIMING_POOL_SIZE)]
+        pool = [make_inputs(module, state.task, seed, state.device)
+                for seed in request.pool_seeds]
     except TaskError as error:
         raise WorkerFault("task_error", error.cause) from error
     except Exception as error:

@@ -14,10 +14,6 @@ from kerneltrials.verifier.worker._guards import KernelTracker
 from kerneltrials.verifier.worker._integrity import ThreadWatch
 from kerneltrials.verifier.worker._timing import DeviceOps
 
-#: Inputs kept per configuration for timing; each timed call clones one of them.
-TIMING_POOL_SIZE = 3
-TIMING_SEED_BASE = 1_000_003
-
 
 @dataclass
 class ConfigState:
