@@ -28,7 +28,7 @@ from pathlib import Path
 
 from kerneltrials.sandbox._base import SandboxLimits
 from kerneltrials.sandbox._freezer import Freezer, freezer_for
-from kerneltrials.sandbox._hostcgroup import cpu_breakdown
+from kerneltrials.sandbox._hostcgroup import cpu_breakdown, mount_points, read_or_empty
 
 CGROUP_ROOT_ENV = "KERNELTRIALS_CGROUP_ROOT"
 _CONTROLLERS = ("memory", "pids")
@@ -121,7 +121,7 @@ class JobCgroup:
         if directory is None:
             return None
         if self.version == 1:
-            text = _read(directory / "cpuacct.usage").strip()
+            text = read_or_empty(directory / "cpuacct.usage").strip()
             return int(text) / 1e9 if text.isdigit() else None
         usage = _counter(directory / "cpu.stat", "usage_usec")
         return usage / 1e6 if (directory / "cpu.stat").exists() else None
@@ -196,7 +196,7 @@ def find_cgroup_parents() -> tuple[dict[str, Path] | None, str]:
     v1 = _v1_parents()
     if v1 is not None:
         return v1, ""
-    unified = _mount_points("cgroup2")
+    unified = mount_points("cgroup2")
     if unified:
         return _v2_parents(unified[0][0] / _own_path("").lstrip("/"))
     return None, "cgroup: no memory/pids cgroup controllers are mounted"
@@ -204,7 +204,7 @@ def find_cgroup_parents() -> tuple[dict[str, Path] | None, str]:
 
 def _v1_parents() -> dict[str, Path] | None:
     parents: dict[str, Path] = {}
-    for mount_point, root, options in _mount_points("cgroup"):
+    for mount_point, root, options in mount_points("cgroup"):
         for controller in (*_CONTROLLERS, *_OPTIONAL):
             if controller in options.split(","):
                 own = _own_path(controller)
@@ -222,11 +222,11 @@ def _v1_parents() -> dict[str, Path] | None:
 
 
 def _v2_parents(root: Path) -> tuple[dict[str, Path] | None, str]:
-    available = _read(root / "cgroup.controllers").split()
+    available = read_or_empty(root / "cgroup.controllers").split()
     missing = [c for c in _CONTROLLERS if c not in available]
     if missing:
         return None, f"cgroup: v2 controllers {missing} not available in {root}"
-    enabled = _read(root / "cgroup.subtree_control").split()
+    enabled = read_or_empty(root / "cgroup.subtree_control").split()
     for controller in _CONTROLLERS:
         if controller not in enabled and not _write(
             root / "cgroup.subtree_control", f"+{controller}"
@@ -238,20 +238,9 @@ def _v2_parents(root: Path) -> tuple[dict[str, Path] | None, str]:
     return {controller: root for controller in (*_CONTROLLERS, _CPU_ACCOUNTING)}, ""
 
 
-def _mount_points(fstype: str) -> list[tuple[Path, str, str]]:
-    """(mount point, root inside the hierarchy, super options) of mounts of ``fstype``."""
-    found = []
-    for line in _read(Path("/proc/self/mountinfo")).splitlines():
-        before, _, after = line.partition(" - ")
-        fields, tail = before.split(), after.split()
-        if len(fields) >= 5 and len(tail) >= 3 and tail[0] == fstype:
-            found.append((Path(fields[4]), fields[3], tail[2]))
-    return found
-
-
 def _own_path(controller: str) -> str:
     """The harness's cgroup path for ``controller`` ('' selects the v2 entry)."""
-    for line in _read(Path("/proc/self/cgroup")).splitlines():
+    for line in read_or_empty(Path("/proc/self/cgroup")).splitlines():
         _, controllers, path = line.split(":", 2)
         if controller in controllers.split(",") or (controller == "" and controllers == ""):
             return path
@@ -263,18 +252,11 @@ def _is_v2(directory: Path) -> bool:
 
 
 def _counter(path: Path, key: str) -> int:
-    for line in _read(path).splitlines():
+    for line in read_or_empty(path).splitlines():
         name, _, value = line.partition(" ")
         if name == key and value.strip().isdigit():
             return int(value)
     return 0
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text()
-    except OSError:
-        return ""
 
 
 def _write(path: Path, text: str) -> bool:
@@ -297,11 +279,11 @@ def limit_events_of_pid(pid: int) -> tuple[bool, bool] | None:
     """
     memory_hit = pids_hit = False
     found = False
-    for line in _read(Path(f"/proc/{pid}/cgroup")).splitlines():
+    for line in read_or_empty(Path(f"/proc/{pid}/cgroup")).splitlines():
         _, controllers, path = line.split(":", 2)
         names = controllers.split(",") if controllers else []
         fstype = "cgroup" if names else "cgroup2"
-        for mount_point, root, options in _mount_points(fstype):
+        for mount_point, root, options in mount_points(fstype):
             if names and not set(names) <= set(options.split(",")):
                 continue
             relative = path[len(root) :] if path.startswith(root) else path
@@ -319,13 +301,13 @@ def limit_events_of_pid(pid: int) -> tuple[bool, bool] | None:
 def cpu_time_of_pid(pid: int) -> float | None:
     """CPU seconds of the cgroup that ``pid`` lives in (v1 cpuacct, v2 cpu.stat), if
     readable: the docker backend's account of a running container (local engines)."""
-    for line in _read(Path(f"/proc/{pid}/cgroup")).splitlines():
+    for line in read_or_empty(Path(f"/proc/{pid}/cgroup")).splitlines():
         _, controllers, path = line.split(":", 2)
         names = controllers.split(",") if controllers else []
         if names and _CPU_ACCOUNTING not in names:
             continue
         fstype = "cgroup" if names else "cgroup2"
-        for mount_point, root, options in _mount_points(fstype):
+        for mount_point, root, options in mount_points(fstype):
             if names and _CPU_ACCOUNTING not in options.split(","):
                 continue
             relative = path[len(root) :] if path.startswith(root) else path

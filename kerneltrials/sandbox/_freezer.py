@@ -25,6 +25,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from pathlib import Path
 
+from kerneltrials.sandbox._hostcgroup import read_or_empty
+
 #: How often a freeze in progress is polled (the kernel has no notification we can block on
 #: in v1; v2's cgroup.events supports poll(), but a short sleep is as fast in practice).
 _POLL_S = 0.0005
@@ -59,13 +61,6 @@ def _write(path: Path, text: str) -> None:
         raise FreezeError(f"cannot write {path}: {error}") from error
 
 
-def _read(path: Path) -> str:
-    try:
-        return path.read_text()
-    except OSError:
-        return ""
-
-
 class CgroupV1Freezer(Freezer):
     """The v1 ``freezer`` controller of one job cgroup directory."""
 
@@ -78,12 +73,12 @@ class CgroupV1Freezer(Freezer):
         state = self.directory / "freezer.state"
         _write(state, "FROZEN")
         end = time.monotonic() + timeout_s
-        while _read(state).strip() != "FROZEN":
+        while read_or_empty(state).strip() != "FROZEN":
             if time.monotonic() >= end:
                 self.thaw()
                 raise FreezeError(
                     f"{self.directory} did not freeze within {timeout_s:g} s "
-                    f"(state {_read(state).strip() or 'unreadable'}): a task is stuck "
+                    f"(state {read_or_empty(state).strip() or 'unreadable'}): a task is stuck "
                     "in the kernel (uninterruptible sleep)"
                 )
             # Writing FROZEN again retries the tasks that were busy in the kernel.
@@ -94,7 +89,7 @@ class CgroupV1Freezer(Freezer):
         _write(self.directory / "freezer.state", "THAWED")
 
     def is_frozen(self) -> bool:
-        return _read(self.directory / "freezer.state").strip() == "FROZEN"
+        return read_or_empty(self.directory / "freezer.state").strip() == "FROZEN"
 
 
 class CgroupV2Freezer(Freezer):
@@ -118,7 +113,7 @@ class CgroupV2Freezer(Freezer):
         _write(self.directory / "cgroup.freeze", "0")
 
     def is_frozen(self) -> bool:
-        return "frozen 1" in _read(self.directory / "cgroup.events").splitlines()
+        return "frozen 1" in read_or_empty(self.directory / "cgroup.events").splitlines()
 
 
 class SigstopFreezer(Freezer):
@@ -174,7 +169,7 @@ def _is_stopped(pid: int) -> bool:
     except OSError:
         return True  # gone
     for tid in threads:
-        stat = _read(Path(f"/proc/{pid}/task/{tid}/stat"))
+        stat = read_or_empty(Path(f"/proc/{pid}/task/{tid}/stat"))
         state = stat.rpartition(")")[2].split()[:1]
         if state and state[0] not in ("T", "t", "Z", "X"):
             return False

@@ -16,17 +16,17 @@ from pathlib import Path
 _TICKS_PER_S = os.sysconf("SC_CLK_TCK")
 
 
-def _read(path: Path) -> str:
+def read_or_empty(path: Path) -> str:
     try:
         return path.read_text()
     except OSError:
         return ""
 
 
-def _mount_points(fstype: str) -> list[tuple[Path, str, str]]:
+def mount_points(fstype: str) -> list[tuple[Path, str, str]]:
     """(mount point, root inside the hierarchy, super options) of mounts of ``fstype``."""
     found = []
-    for line in _read(Path("/proc/self/mountinfo")).splitlines():
+    for line in read_or_empty(Path("/proc/self/mountinfo")).splitlines():
         before, _, after = line.partition(" - ")
         fields, tail = before.split(), after.split()
         if len(fields) >= 5 and len(tail) >= 3 and tail[0] == fstype:
@@ -42,18 +42,18 @@ def cgroup_dir_of_pid(pid: int, controller: str) -> tuple[Path, int] | None:
     directory. ``None`` when the pid is gone or no mount holds its cgroup.
     """
     v2_path = None
-    for line in _read(Path(f"/proc/{pid}/cgroup")).splitlines():
+    for line in read_or_empty(Path(f"/proc/{pid}/cgroup")).splitlines():
         _, controllers, path = line.split(":", 2)
         if not controllers:
             v2_path = path
             continue
         if controller not in controllers.split(","):
             continue
-        for mount_point, root, options in _mount_points("cgroup"):
+        for mount_point, root, options in mount_points("cgroup"):
             if controller in options.split(","):
                 return _below(mount_point, root, path), 1
     if v2_path is not None:
-        for mount_point, root, _ in _mount_points("cgroup2"):
+        for mount_point, root, _ in mount_points("cgroup2"):
             directory = _below(mount_point, root, v2_path)
             if (directory / "cgroup.procs").exists() and v2_path != "/":
                 return directory, 2
@@ -67,7 +67,7 @@ def _below(mount_point: Path, root: str, path: str) -> Path:
 
 def member_pids(directory: Path) -> set[int]:
     """Process ids (thread-group leaders) in one cgroup directory; empty when unreadable."""
-    return {int(word) for word in _read(directory / "cgroup.procs").split() if word.isdigit()}
+    return {int(word) for word in read_or_empty(directory / "cgroup.procs").split() if word.isdigit()}
 
 
 def cpu_breakdown(directory: Path, version: int) -> dict[str, float] | None:
@@ -78,7 +78,7 @@ def cpu_breakdown(directory: Path, version: int) -> dict[str, float] | None:
     """
     if version == 1:
         stat = _counters(directory / "cpuacct.stat")
-        usage = _read(directory / "cpuacct.usage").strip()
+        usage = read_or_empty(directory / "cpuacct.usage").strip()
         if "user" not in stat or not usage.isdigit():
             return None
         return {
@@ -98,7 +98,7 @@ def cpu_breakdown(directory: Path, version: int) -> dict[str, float] | None:
 
 def _counters(path: Path) -> dict[str, int]:
     counters = {}
-    for line in _read(path).splitlines():
+    for line in read_or_empty(path).splitlines():
         name, _, value = line.partition(" ")
         if value.strip().isdigit():
             counters[name] = int(value)
