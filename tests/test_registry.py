@@ -179,3 +179,16 @@ def test_sandboxes_and_executors_are_lazy_and_name_their_extra() -> None:
         "UnknownName unknown executor 'dask': choose one of local, ray",
         "LocalExecutor",
     ]
+
+
+def test_backends_resolve_through_the_registry_and_agree_with_the_worker() -> None:
+    """cpu and cuda are registry entries; the worker's own list (it imports no registry)
+    names the same built-ins; an unknown name lists the valid ones."""
+    from kerneltrials.backends import BACKENDS, resolve_backend
+    from kerneltrials.verifier.protocol._build import BACKENDS as WORKER_BACKENDS
+
+    assert resolve_backend("cuda").profile == "gpu" and resolve_backend("cuda").needs_gpu
+    assert resolve_backend("cpu").source_argument == "cpp_sources"
+    assert set(WORKER_BACKENDS) == {"cpu", "cuda"} <= set(BACKENDS.names())
+    with pytest.raises(ValueError, match="unknown backend 'tpu': choose one of cpu, cuda"):
+        resolve_backend("tpu")

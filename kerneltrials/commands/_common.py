@@ -9,13 +9,15 @@ from typing import Any
 import click
 from rich.console import Console
 
+from kerneltrials.backends import BACKENDS
+
 #: Human output goes to stdout; logs and progress to stderr (so --json stays clean).
 stdout_console = Console()
 stderr_console = Console(stderr=True)
 
 json_option = click.option("--json", "as_json", is_flag=True,
                            help="Print machine-readable JSON on stdout and nothing else.")
-backend_option = click.option("--backend", type=click.Choice(["cpu", "cuda"]), default="cpu",
+backend_option = click.option("--backend", type=click.Choice(BACKENDS.names()), default="cpu",
                               show_default=True, help="Where candidates build and run.")
 profile_option = click.option("--profile", type=click.Choice(["cpu", "gpu"]), default=None,
                               help="Shape profile of the task configurations [default: follows --backend].")

@@ -13,6 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from kerneltrials._version import __version__
+from kerneltrials.backends import resolve_backend
 from kerneltrials.tasks import TaskSpec, load_task, shape_configs
 from kerneltrials.verifier._built import Built, Hooks
 from kerneltrials.verifier._finish import finish, run_stages
@@ -120,8 +121,7 @@ def run(built: Built, options: CheckOptions | None = None, hooks: Hooks | None =
 def _resolve(task: str | Path | TaskSpec, options: CheckOptions) -> tuple[TaskSpec, CheckOptions]:
     """The task loaded; the options with the policy and the hidden seed fixed."""
     spec = task if isinstance(task, TaskSpec) else load_task(task)
-    if options.backend not in ("cpu", "cuda"):
-        raise ValueError(f"unknown backend {options.backend!r}: choose cpu or cuda")
+    resolve_backend(options.backend)  # an unknown name raises, listing the valid ones
     if options.policy not in (None, "strict", "mixed"):
         raise ValueError(f"unknown policy {options.policy!r}: choose strict or mixed")
     seed = options.hidden_seed if options.hidden_seed is not None else secrets.randbits(31)
@@ -136,7 +136,7 @@ def _base_verdict(task: TaskSpec, options: CheckOptions) -> Verdict:
 
 
 def _runs_here(options: CheckOptions) -> bool:
-    return options.backend != "cuda" or gpu_available()
+    return not resolve_backend(options.backend).needs_gpu or gpu_available()
 
 
 def _session(task: TaskSpec, source: str, options: CheckOptions) -> Session:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kerneltrials.backends import resolve_backend
 from kerneltrials.sandbox import SandboxLimits
 
 
@@ -59,7 +60,7 @@ class CheckOptions:
     source_scans: bool = True
 
     def resolved_profile(self) -> str:
-        return self.profile or ("gpu" if self.backend == "cuda" else "cpu")
+        return self.profile or resolve_backend(self.backend).profile
 
     def limits(self, timeout_s: float, cpu_time_s: int | None = None) -> SandboxLimits:
         return SandboxLimits(wall_timeout_s=timeout_s, cpu_time_s=cpu_time_s,
