@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from sandbox_payloads import HOSTILE_C
+from sandbox_payloads import HOSTILE_C, compile_payload
 
 from kerneltrials.sandbox import ExitInfo, JobSpec, Sandbox, SandboxLimits, build_job_env
 from kerneltrials.sandbox._namespaces import probe_level
@@ -121,13 +121,22 @@ def expect_unless_known(backend: str, request: pytest.FixtureRequest):  # type: 
 @pytest.fixture(scope="session")
 def hostile_library(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """``libhostile.so``, compiled once with plain ``cc`` (fast)."""
-    directory = tmp_path_factory.mktemp("hostile")
-    source = directory / "hostile.c"
-    source.write_text(HOSTILE_C)
-    library = directory / "libhostile.so"
-    subprocess.run(["cc", "-shared", "-fPIC", "-O0", "-o", str(library), str(source)], check=True)
-    directory.chmod(0o755)  # the job's unprivileged user reads it (pytest makes 0700 dirs)
-    return library
+    return compile_payload(tmp_path_factory.mktemp("hostile"), "hostile", HOSTILE_C)
+
+
+#: Sandboxes for end-to-end checks (``kerneltrials.check(sandbox=...)``).
+CHECK_SANDBOXES = ["process", pytest.param("docker", marks=pytest.mark.docker)]
+
+
+@pytest.fixture(scope="module", params=CHECK_SANDBOXES)
+def check_sandbox(request: pytest.FixtureRequest) -> Iterator[str]:
+    """The backend's name; for docker, a running engine and its base image in the env."""
+    with pytest.MonkeyPatch.context() as patch:
+        if request.param == "docker":
+            engine = request.getfixturevalue("container_engine")
+            patch.setenv("DOCKER_HOST", engine.docker_host)
+            patch.setenv("KERNELTRIALS_DOCKER_IMAGE", engine.base_image)
+        yield request.param
 
 
 @dataclass

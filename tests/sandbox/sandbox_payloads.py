@@ -3,6 +3,7 @@ Python driver that calls one of them through ctypes, plus host-side probes."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 from kerneltrials.sandbox import Mount
@@ -76,3 +77,15 @@ def processes_with(token: str) -> list[int]:
 
 def hostile_mounts(library: Path) -> list[Mount]:
     return [Mount(library.parent)]
+
+
+def compile_payload(directory: Path, name: str, source: str, *flags: str) -> Path:
+    """``lib<name>.so`` from C ``source``, built in ``directory`` with plain ``cc``;
+    the directory is opened to the job's unprivileged user (pytest makes 0700 dirs)."""
+    path = directory / f"{name}.c"
+    path.write_text(source)
+    library = directory / f"lib{name}.so"
+    subprocess.run(["cc", "-shared", "-fPIC", "-O0", *flags, "-o", str(library), str(path)],
+                   check=True)
+    directory.chmod(0o755)
+    return library

@@ -54,7 +54,6 @@ from kerneltrials.verifier import QUICK_TIMING, CheckOptions, Status, Verdict
 pytestmark = pytest.mark.slow
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-SANDBOXES = ["process", pytest.param("docker", marks=pytest.mark.docker)]
 CALL_TIMEOUT_S = 8.0
 HOSTILE = CheckOptions(timing=QUICK_TIMING, compile_baseline=False, seeds=1, hidden_seed=7,
                        call_timeout_s=CALL_TIMEOUT_S, run_timeout_s=90.0,
@@ -77,15 +76,10 @@ def private_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         yield root
 
 
-@pytest.fixture(scope="module", params=SANDBOXES)
-def sandbox(request: pytest.FixtureRequest, private_cache: Path) -> Iterator[str]:
-    """The backend's name; for docker, a running engine and its base image."""
-    with pytest.MonkeyPatch.context() as patch:
-        if request.param == "docker":
-            engine = request.getfixturevalue("container_engine")
-            patch.setenv("DOCKER_HOST", engine.docker_host)
-            patch.setenv("KERNELTRIALS_DOCKER_IMAGE", engine.base_image)
-        yield request.param
+@pytest.fixture(scope="module")
+def sandbox(check_sandbox: str, private_cache: Path) -> str:
+    """The backend's name (conftest's ``check_sandbox``), with the private cache on."""
+    return check_sandbox
 
 
 def verdict_of(sandbox: str, source: str, **limits: Any) -> Verdict:

@@ -14,14 +14,13 @@ from __future__ import annotations
 import ctypes
 import os
 import random
-import subprocess
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from sandbox_payloads import DRIVER, hostile_mounts, processes_with
+from sandbox_payloads import DRIVER, compile_payload, hostile_mounts, processes_with
 
 from kerneltrials.sandbox import (
     MemoryReadError,
@@ -73,14 +72,8 @@ void spawn_spinners(void) {
 
 @pytest.fixture(scope="module")
 def spinners_library(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    directory = tmp_path_factory.mktemp("spinners")
-    source = directory / "spinners.c"
-    source.write_text(SPINNERS_C)
-    library = directory / "libspinners.so"
-    command = ["cc", "-shared", "-fPIC", "-O0", "-pthread", "-o", str(library), str(source)]
-    subprocess.run(command, check=True)
-    directory.chmod(0o755)  # the job's unprivileged user reads it
-    return library
+    return compile_payload(tmp_path_factory.mktemp("spinners"), "spinners", SPINNERS_C,
+                           "-pthread")
 
 
 def wait_until(predicate: Callable[[], bool], timeout_s: float = 15.0) -> bool:

@@ -13,7 +13,6 @@ import os
 import socket
 import time
 import uuid
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -26,7 +25,6 @@ from kerneltrials.verifier import QUICK_TIMING, CheckOptions, Status, Verdict
 
 pytestmark = pytest.mark.slow
 
-SANDBOXES = ["process", pytest.param("docker", marks=pytest.mark.docker)]
 
 CALL_TIMEOUT_S = 8.0  # one request: covers a worker's torch import on a busy machine
 #: Limits small enough for a bomb to hit them quickly, large enough for torch.
@@ -45,15 +43,10 @@ HOSTILE = CheckOptions(
 )
 
 
-@pytest.fixture(scope="module", params=SANDBOXES)
-def sandbox(request: pytest.FixtureRequest) -> Iterator[str]:
-    """The backend's name; for docker, a running engine and its base image."""
-    with pytest.MonkeyPatch.context() as patch:
-        if request.param == "docker":
-            engine = request.getfixturevalue("container_engine")
-            patch.setenv("DOCKER_HOST", engine.docker_host)
-            patch.setenv("KERNELTRIALS_DOCKER_IMAGE", engine.base_image)
-        yield request.param
+@pytest.fixture(scope="module")
+def sandbox(check_sandbox: str) -> str:
+    """The backend's name (conftest's ``check_sandbox``)."""
+    return check_sandbox
 
 
 def verdict_of(sandbox: str, function: str, argument: str = "", **limits: object) -> Verdict:
