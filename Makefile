@@ -8,7 +8,7 @@ export CUDA_HOME ?= /usr/local/cuda-13.0
 # The build cache is the machine's (~/.cache/kerneltrials unless KERNELTRIALS_CACHE says
 # otherwise): shared by every test, check and run here, so most builds are cache hits.
 
-.PHONY: venv system-packages test test-fast lint demo clean
+.PHONY: venv system-packages test test-fast lint demo clean gpu-acceptance
 
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON) (Python 3.11)"; exit 1; }
@@ -36,6 +36,12 @@ test-fast: venv
 lint: venv
 	$(BIN)/ruff check kerneltrials tests bench
 	$(BIN)/mypy kerneltrials
+
+# On a GPU host with Python, PyTorch and nvcc (docs/gpu/README.md); WHEELS from
+# scripts/gpu-wheels.sh. Uses the host's Python, not the virtual environment.
+WHEELS ?= .whl
+gpu-acceptance:
+	bash scripts/gpu-acceptance.sh --wheels $(WHEELS) --out gpu-acceptance-out
 
 demo: venv system-packages
 	@bash scripts/demo.sh

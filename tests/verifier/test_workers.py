@@ -46,3 +46,14 @@ def test_a_used_worker_exits_on_request_with_status_zero(tmp_path: Path) -> None
     info = worker.close()
 
     assert (info.returncode, info.signal, info.timed_out) == (0, None, False), info.describe()
+
+
+def test_the_visible_gpu_is_the_first_of_cuda_visible_devices(monkeypatch) -> None:
+    from kerneltrials.verifier.harness._session import visible_gpu_index
+
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "3,1")
+    assert visible_gpu_index() == 3
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "GPU-5f2a")  # by UUID: the host's first
+    assert visible_gpu_index() == 0
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES")
+    assert visible_gpu_index() == 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +27,13 @@ class Outcome(Exception):
         super().__init__(f"{status}: {'; '.join(reasons)}")
         self.status = status
         self.reasons = list(reasons)
+
+
+def visible_gpu_index() -> int:
+    """The host index of the GPU the harness uses: the first of ``CUDA_VISIBLE_DEVICES``
+    when it names one by number (jobs inherit that variable), else device 0."""
+    first = os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",")[0].strip()
+    return int(first) if first.isdigit() else 0
 
 
 @dataclass
@@ -107,8 +115,13 @@ class Session:
         env = dict(extra_env or {})
         if role in ("reference", "candidate"):  # both timed sides on one OpenMP runtime
             env.update(worker_env(self.options.backend))
+        # The workers that run code on the device get its nodes (bwrap binds them, docker
+        # requests the device); the build jobs and every cpu-backend job get none.
+        gpu_index = visible_gpu_index() if (
+            self.options.backend == "cuda" and role in ("reference", "candidate")) else None
         job = WorkerJob(self.sandbox, role, self.root, self.mounts_for(role) + (extra_mounts or []),
-                        self.options.limits(timeout_s, cpu_time_s), extra_env=env)
+                        self.options.limits(timeout_s, cpu_time_s), extra_env=env,
+                        gpu_index=gpu_index)
         self.workers.append(job)
         # The verdict reports the isolation candidate code ran under: the candidate
         # worker's, else the collect worker's (the candidate worker may start first).

@@ -74,8 +74,11 @@ def time_calls(
             start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             start.record()
             output = call(*inputs)
-            end.record()
+            # Device-wide wait before the end event: work the call left on any other
+            # stream (one it made itself, never joined) ends inside the measurement.
             ops.synchronize()
+            end.record()
+            end.synchronize()
             times_ms.append(float(start.elapsed_time(end)))
         else:
             started = timer()
