@@ -102,6 +102,9 @@ class WorkerJob:
         self.process = sandbox.start(spec)
         self.exit_info: ExitInfo | None = None
         self._ready = False  # the worker answered hello (its imports are done)
+        #: The job's processes when the worker answered hello, before any candidate code
+        #: ran: a process that appears later is one the candidate made (new_processes).
+        self.startup_pids: frozenset[int] = frozenset()
         self._exit_asked = False
         try:  # buffered until the worker reads it; a worker that died shows at its first request
             send_hello(self.process.channel, self.nonce)
@@ -125,6 +128,7 @@ class WorkerJob:
         if not self._ready:
             self._receive(STARTUP, max(0.1, self.process.seconds_left()))
             self._ready = True
+            self.startup_pids = frozenset(self.process.pids())
         budget = max(0.1, min(timeout_s, self.process.seconds_left()))
         started = time.monotonic()
         try:
@@ -143,6 +147,15 @@ class WorkerJob:
             self.exit_info = self.process.kill()
             raise ForgedReply(f"{self.role} worker sent a malformed {message.op} reply "
                               f"({error})") from None
+
+    def new_processes(self) -> list[int]:
+        """Host pids of the job's processes that were not there at hello, read from the
+        job's cgroup (kernel accounting the job cannot touch): e.g. a ``clone(CLONE_VM)``
+        helper, which shares the worker's memory but is no thread of it, so the worker's
+        own thread count never sees it. Empty where the backend cannot list processes."""
+        if not self._ready or not self.startup_pids:
+            return []
+        return sorted(set(self.process.pids()) - self.startup_pids)
 
     @staticmethod
     def _failed(failure: Failure) -> WorkerFailed:

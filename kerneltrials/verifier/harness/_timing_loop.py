@@ -71,6 +71,12 @@ def _request_times(session: Session, side: Side, config: ShapeConfig, n_calls: i
     if len(times) != n_calls or any(not math.isfinite(t) or t < 0 for t in times):
         raise Outcome(Status.REJECTED, f"integrity:malformed_timings on {config.name}")
     if side.name == "candidate":
+        extra = side.worker.new_processes()
+        if extra:
+            # Another process in the candidate's job could run while the baselines are
+            # timed, or finish this batch's work after its clock stopped.
+            raise Outcome(Status.REJECTED, f"integrity:extra_processes on {config.name}: "
+                          f"{len(extra)} process(es) appeared in the candidate's job")
         if sum(times) / 1000 > outer_s + OUTER_SLACK_S:
             raise Outcome(Status.REJECTED, f"integrity:timer_inconsistent on {config.name}: "
                           f"{sum(times):.1f} ms measured inside, {outer_s * 1000:.1f} ms outside")
