@@ -231,3 +231,39 @@ def test_static_pass_is_fast_on_a_real_candidate() -> None:
     started = time.perf_counter()
     reasons(candidate("return ext.k(x)"))
     assert time.perf_counter() - started < 0.5
+
+
+# KernelBench's adversarial "zero_out"/"result_reuse" shape: C++ in cuda_sources that only
+# allocates, so nothing of the candidate's own ever runs on the GPU.
+_NO_KERNEL_CUDA = (
+    "import torch\nimport torch.nn as nn\nfrom torch.utils.cpp_extension import load_inline\n"
+    'src = "torch::Tensor k(torch::Tensor x) { return torch::zeros_like(x); }"\n'
+    'ext = load_inline(name="e", cpp_sources="torch::Tensor k(torch::Tensor x);", '
+    'cuda_sources=src, functions=["k"])\n'
+    "class ModelNew(nn.Module):\n    def forward(self, x):\n        return ext.k(x)\n")
+
+
+def test_cuda_candidate_without_a_global_function_is_rejected() -> None:
+    report = run_static_checks(_NO_KERNEL_CUDA, "cuda", "mixed")
+    assert not report.passed
+    assert any(r.startswith("static:no_device_kernel:no __global__") for r in report.reasons)
+
+
+def test_cuda_candidate_that_never_launches_its_kernel_is_rejected() -> None:
+    source = _NO_KERNEL_CUDA.replace('src = "', 'src = "__global__ void g(float* p) { p[0] = 0; }\\n')
+    found = run_static_checks(source, "cuda", "mixed").reasons
+    assert any(r.startswith("static:no_device_kernel:a __global__ function is never launched")
+               for r in found)
+
+
+def test_cuda_candidate_with_a_launched_kernel_passes_the_device_kernel_rule() -> None:
+    source = _NO_KERNEL_CUDA.replace(
+        'src = "', 'src = "__global__ void g(float* p) { p[0] = 0; }\\n'
+        'void launch(float* p) { g<<<1, 1>>>(p); }\\n')
+    assert not any(r.startswith("static:no_device_kernel")
+                   for r in run_static_checks(source, "cuda", "mixed").reasons)
+
+
+def test_device_kernel_rule_is_cuda_only() -> None:
+    assert not any(r.startswith("static:no_device_kernel")
+                   for r in run_static_checks(_NO_KERNEL_CUDA, "cpu", "mixed").reasons)

@@ -59,6 +59,28 @@ def _kernel_findings(tree: ast.Module, program: Program, backend: str) -> list[F
     if backend == "cuda" and not any(_has_cuda_sources(call) for call in calls):  # type: ignore[arg-type]
         return [Finding("static:no_custom_kernel", "no load_inline call has cuda_sources "
                         "(the cuda backend needs a GPU kernel)")]
+    if backend == "cuda":
+        return _device_kernel_findings(tree)
+    return []
+
+
+# A kernel launch in CUDA C++: the triple-chevron syntax or the runtime's launch calls.
+_LAUNCH_MARKERS = ("<<<", "cudaLaunchKernel", "cudaLaunchCooperativeKernel")
+
+
+def _device_kernel_findings(tree: ast.Module) -> list[Finding]:
+    """A cuda candidate must define and launch a kernel of its own: C++ in ``cuda_sources``
+    that only allocates or calls ATen would otherwise reach a build that takes minutes
+    before anything rejects it. Every string literal counts, so a kernel kept in a
+    separate constant is found; a kernel spelled only at run time is rejected (stricter)."""
+    texts = [node.value for node in ast.walk(tree)
+             if isinstance(node, ast.Constant) and isinstance(node.value, str)]
+    if not any("__global__" in text for text in texts):
+        return [Finding("static:no_device_kernel", "no __global__ function in the candidate's "
+                        "CUDA sources (the cuda backend needs a kernel of its own)")]
+    if not any(marker in text for text in texts for marker in _LAUNCH_MARKERS):
+        return [Finding("static:no_device_kernel", "a __global__ function is never launched "
+                        "(no <<<...>>> or cudaLaunchKernel in the CUDA sources)")]
     return []
 
 
