@@ -41,4 +41,4 @@ demo: venv system-packages
 	@bash scripts/demo.sh
 
 clean:
-	rm -rf $(VENV) site demo.sqlite kerneltrials.sqlite*
+	rm -rf $(VENV) site kerneltrials.sqlite*
