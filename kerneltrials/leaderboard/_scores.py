@@ -226,8 +226,9 @@ def board_rows(runs: Sequence[SiteRun]) -> list[BoardRow]:
     rows = [replace(row, rank=ranks.get((row.scope, row.run.slug)),
                     main=row.eager is None or row.group in main_groups)
             for row in unranked]  # fmt: skip
-    return sorted(rows, key=lambda r: (r.scope != ALL_SCOPE, r.scope, not r.main, r.group,
-                                       r.rank or 10**9, r.run.name))  # fmt: skip
+    # the main rows of every profile by rank together; each other group after them, apart
+    return sorted(rows, key=lambda r: (r.scope != ALL_SCOPE, r.scope, not r.main,
+                                       "" if r.main else r.group, r.rank or 10**9, r.run.name))  # fmt: skip
 
 
 def _main_groups(rows: Sequence[BoardRow]) -> set[str]:
