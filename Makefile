@@ -47,4 +47,4 @@ demo: venv system-packages
 	@bash scripts/demo.sh
 
 clean:
-	rm -rf $(VENV) site demo.sqlite kerneltrials.sqlite*
+	rm -rf $(VENV) site kerneltrials.sqlite*

@@ -47,15 +47,31 @@ def leaderboard() -> None:
     required=True,
     help="Where to write the site (index.html at its top).",
 )
+@click.option(
+    "--exclude",
+    "exclude",
+    multiple=True,
+    metavar="RUN",
+    help="Leave this run out (repeatable); `kerneltrials runs hide RUN` marks one in the "
+    "store for good.",
+)
+@click.option(
+    "--model-info",
+    "model_info_path",
+    type=click.Path(dir_okay=False, exists=True),
+    default=None,
+    help='JSON: model string or name -> {"organisation", "release_date", "notes"}.',
+)
 @json_option
-def build(db_paths: tuple[str, ...], bundles_dir: str | None, out_dir: str, as_json: bool) -> None:
+def build(db_paths: tuple[str, ...], bundles_dir: str | None, out_dir: str,
+          exclude: tuple[str, ...], model_info_path: str | None, as_json: bool) -> None:  # fmt: skip
     """Build the static site from results stores and submission bundles."""
-    from kerneltrials.leaderboard import build_site
+    from kerneltrials.leaderboard import ModelInfoError, build_site
 
     stores = list(db_paths) or ([] if bundles_dir else [str(resolve_db_path(None))])
     try:
-        result = build_site(out_dir, stores, bundles_dir)
-    except StoreError as error:
+        result = build_site(out_dir, stores, bundles_dir, exclude, model_info_path)
+    except (StoreError, ModelInfoError) as error:
         fail(str(error))
     if as_json:
         print_json({"out_dir": str(result.out_dir), "index": str(result.index), "runs": result.runs,

@@ -198,3 +198,22 @@ def attempts_table(attempts: list[dict[str, Any]], selected: list[str]) -> Table
         if task not in attempted:
             table.add_row(task, "", "(no attempt)", "", "", "", "")
     return table
+
+
+@runs.command("hide")
+@click.argument("run_names", metavar="RUN...", nargs=-1, required=True)
+@click.option("--unhide", is_flag=True, help="Show the runs on the leaderboard again.")
+@db_option
+@json_option
+@store_errors_exit_2
+def hide_command(run_names: tuple[str, ...], unhide: bool, db: str | None, as_json: bool) -> None:
+    """Mark RUNs as test runs: kept in the store, left off the leaderboard."""
+    with open_existing_store(db) as store:
+        records = [store.get_run(name) for name in run_names]  # every name checked first
+        changed = [store.set_hidden(record, not unhide) for record in records]
+    if as_json:
+        print_json([{"run": record.name, "hidden": record.hidden} for record in changed])
+        return
+    verb = "shown on" if unhide else "hidden from"
+    for record in changed:
+        stdout_console.print(f"{record.name}: {verb} the leaderboard", highlight=False)

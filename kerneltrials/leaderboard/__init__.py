@@ -20,6 +20,7 @@ from kerneltrials.leaderboard._bundle import (
 )
 from kerneltrials.leaderboard._claims import ClaimOutcome
 from kerneltrials.leaderboard._collect import SiteData, SiteRun, collect_site
+from kerneltrials.leaderboard._models import ModelInfoError, load_model_info
 from kerneltrials.leaderboard._serve import serve_site
 from kerneltrials.leaderboard._site import BuildResult, build_site, render_site
 from kerneltrials.leaderboard._verify import (
@@ -42,6 +43,7 @@ __all__ = [
     "BundleError",
     "BundleRun",
     "ClaimOutcome",
+    "ModelInfoError",
     "SiteData",
     "SiteRun",
     "VerificationReport",
@@ -52,6 +54,7 @@ __all__ = [
     "create_bundle",
     "default_checker",
     "load_bundle",
+    "load_model_info",
     "remeasured_scores",
     "render_site",
     "save_bundle",

@@ -87,21 +87,26 @@ def find_bundle_files(directory: str | os.PathLike[str]) -> list[Path]:
 def collect_site(
     db_paths: Iterable[str | os.PathLike[str]] = (),
     bundles_dir: str | os.PathLike[str] | None = None,
+    exclude: Iterable[str] = (),
 ) -> SiteData:
     """Read every run of the stores and every bundle of ``bundles_dir``.
 
     A bundle whose run (same name and content hash) is already in a store is shown once.
-    A bundle with a wrong content hash is skipped (and listed in ``skipped``).
+    A bundle with a wrong content hash is skipped (and listed in ``skipped``). Runs named
+    in ``exclude`` and store runs marked hidden (``kerneltrials runs hide``: test runs) are
+    left out; verification records are still read for every name.
 
     Raises:
         StoreError: a store path that does not exist or is not a store.
     """
+    left_out = set(exclude)
     file_bundles, skipped = _read_bundle_files(bundles_dir)
+    file_bundles = [(b, origin) for b, origin in file_bundles if b.run.name not in left_out]
     bundles: list[tuple[Bundle, str]] = []
     verifications: list[VerificationRecord] = []
     for path in db_paths:
         with open_store(path, create=False) as store:
-            records = store.list_runs()
+            records = [r for r in store.list_runs() if not r.hidden and r.name not in left_out]
             bundles.extend((bundle_from_store(store, r), f"store:{path}") for r in records)
             names = {r.name for r in records} | {b.run.name for b, _ in file_bundles}
             for name in sorted(names):

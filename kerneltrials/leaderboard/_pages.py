@@ -125,14 +125,24 @@ class IndexPage:
     fast_p_plot: str  # SVG
     speedup_plot: str  # SVG
     unscored: tuple[SiteRun, ...]
+    other_rows: int = 0  # whole-task-set rows outside the main comparable group
+    last_updated: str = ""  # the newest run's end (or start), "YYYY-MM-DD HH:MM UTC"
+
+
+def last_updated(runs: Sequence[SiteRun]) -> str:
+    """When the newest result on the board was recorded ("" for an empty board)."""
+    stamps = [run.bundle.run.ended_at or run.bundle.run.started_at for run in runs]
+    newest = max((stamp for stamp in stamps if stamp), default="")
+    return f"{newest[:10]} {newest[11:16]} UTC" if len(newest) >= 16 else newest
 
 
 def index_page(runs: Sequence[SiteRun]) -> IndexPage:
     rows = board_rows(runs)
-    series = plot_series(rows)
+    series = plot_series([row for row in rows if row.main])
     unscored = tuple(row.run for row in rows if row.scope == ALL_SCOPE and row.eager is None)
+    other = sum(1 for row in rows if row.scope == ALL_SCOPE and not row.main)
     return IndexPage(tuple(rows), filter_values(rows), fast_p_svg(series), speedup_svg(series),
-                     unscored)  # fmt: skip
+                     unscored, other, last_updated(runs))  # fmt: skip
 
 
 def run_plot(row: BoardRow | None) -> str:

@@ -6,14 +6,20 @@ a whole-run row shows the stored report's fast_p and geomean interval, a level's
 stored report's group for that level (``scoring.standard_report`` computes both when the
 results layer stores them), and the best attempt per task is the stored report's own
 choice. A run without a stored report, or a level its report has no group for, is shown
-as "not scored". Ranks only order the stored intervals. See docs/design/leaderboard.md.
+as "not scored". Ranks only order the stored intervals, and only among comparable rows:
+the same scope, profile, task-set version and task selection (``comparable_key``). Per
+scope and profile, the group with the most tasks is the main table; every other group (a partial or
+smaller run) is ranked among itself and shown apart; runs of different profiles (cpu,
+gpu) are ranked separately. A row over no task is never ranked.
+A baseline the run did not measure (``eval --no-compile-baseline``) has no score ("–"),
+not a stored 0%. See docs/design/leaderboard.md.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from kerneltrials.leaderboard._bundle import BundleAttempt
@@ -46,9 +52,13 @@ class BoardRow:
     scope: str  # "all" or a level ("L1")
     eager: ScopeScore | None  # None: the run has no stored score for this baseline/scope
     compile: ScopeScore | None
-    rank: int | None  # None: not scored
+    rank: int | None  # None: not scored, or over no task
     cost_per_task_usd: float | None
     tokens_per_task: float | None
+    group: str = ""  # comparable_key: rows rank only against rows with the same group
+    main: bool = True  # the row's group is its scope's main (largest) task set
+    cost_usd: float | None = None  # the whole scope's spend (None: no attempt)
+    tokens: int | None = None  # prompt + completion tokens over the scope
 
     @property
     def hardware(self) -> str:
@@ -115,6 +125,28 @@ def _baseline_score(run: SiteRun, baseline: str, scope: str) -> ScopeScore | Non
     return scope_score(group, [o for o in outcomes if o.task_id in members])
 
 
+def _measured(attempts: Sequence[BundleAttempt], baseline: str) -> bool:
+    """Whether the run measured ``baseline``: for compile, some attempt that has an eager
+    speedup also has a compile one (a run without any speedup says nothing either way, so
+    its stored report stands)."""
+    if baseline != "compile":
+        return True
+    timed = [a for a in attempts if a.speedup is not None]
+    return not timed or any(a.speedup_compile is not None for a in timed)
+
+
+def comparable_key(run: SiteRun, scope: str, levels: dict[str, str]) -> str:
+    """Rows with equal keys were scored over the same tasks under the same measurement
+    profile, and are all finished or all partial (stopped, interrupted, still running):
+    only those are ranked against each other."""
+    bundle_run = run.bundle.run
+    tasks = sorted(task for task in bundle_run.task_ids
+                   if scope == ALL_SCOPE or levels.get(task) == scope)  # fmt: skip
+    state = "finished" if bundle_run.status == "finished" else "partial"
+    return "|".join([scope, bundle_run.profile, bundle_run.task_set_version, state,
+                     ",".join(tasks)])  # fmt: skip
+
+
 def _per_task(attempts: Sequence[BundleAttempt]) -> tuple[float | None, float | None]:
     tasks = {a.task_id for a in attempts}
     if not tasks:
@@ -149,27 +181,31 @@ def rank_by_intervals(
 
 
 def verified_first_ranks(rows: Sequence[BoardRow]) -> dict[tuple[str, str], int]:
-    """(scope, run slug) -> rank, in two tiers per scope: the verified runs among
-    themselves by their intervals, then every other scored run among themselves, below
-    the last verified one (rank = 1 + the verified runs + the unverified runs whose
-    interval lies above), so no unverified claim outranks a verified result."""
+    """(scope, run slug) -> rank, in two tiers per comparable group (``BoardRow.group``;
+    rows built by hand without one group by scope): the verified runs among themselves by
+    their intervals, then every other scored run among themselves, below the last verified
+    one (rank = 1 + the verified runs + the unverified runs whose interval lies above), so
+    no unverified claim outranks a verified result. Rows over no task get no rank."""
     ranks: dict[tuple[str, str], int] = {}
-    for scope in dict.fromkeys(row.scope for row in rows):
+    for group in dict.fromkeys(row.group or row.scope for row in rows):
         offset = 0
         for verified in (True, False):
-            tier = [(row.run.slug, row.eager) for row in rows if row.scope == scope
-                    and row.eager is not None and row.run.is_verified == verified]  # fmt: skip
-            intervals = [(slug, *(score.ci95 or (None, None))) for slug, score in tier]
-            ranks.update(
-                {(scope, slug): offset + rank for slug, rank in rank_by_intervals(intervals)}
-            )
+            tier = [row for row in rows
+                    if (row.group or row.scope) == group and row.eager is not None
+                    and row.eager.n_tasks > 0 and row.run.is_verified == verified]  # fmt: skip
+            scope_of = {row.run.slug: row.scope for row in tier}  # one group, one scope
+            intervals = [(row.run.slug, *((row.eager.ci95 if row.eager else None) or (None, None)))
+                         for row in tier]  # fmt: skip
+            ranks.update({(scope_of[slug], slug): offset + rank
+                          for slug, rank in rank_by_intervals(intervals)})  # fmt: skip
             offset += len(tier)
     return ranks
 
 
 def board_rows(runs: Sequence[SiteRun]) -> list[BoardRow]:
-    """Every (run, scope) row, ranked within its scope by the eager geomean interval,
-    verified runs first (``verified_first_ranks``)."""
+    """Every (run, scope) row, ranked within its comparable group by the eager geomean
+    interval, verified runs first (``verified_first_ranks``); ``main`` marks the rows of
+    each scope's and profile's largest finished task selection (``_main_groups``)."""
     unranked: list[BoardRow] = []
     for run in runs:
         levels = task_levels(run)
@@ -177,9 +213,33 @@ def board_rows(runs: Sequence[SiteRun]) -> list[BoardRow]:
             attempts = [a for a in run.bundle.attempts
                         if scope == ALL_SCOPE or levels[a.task_id] == scope]  # fmt: skip
             cost, tokens = _per_task(attempts)
-            unranked.append(BoardRow(run, scope, _baseline_score(run, "eager", scope),
-                                     _baseline_score(run, "compile", scope), None, cost, tokens))  # fmt: skip
+            compile_score = (_baseline_score(run, "compile", scope)
+                             if _measured(attempts, "compile") else None)  # fmt: skip
+            unranked.append(BoardRow(
+                run, scope, _baseline_score(run, "eager", scope), compile_score, None, cost,
+                tokens, group=comparable_key(run, scope, levels),
+                cost_usd=sum(a.cost_usd or 0.0 for a in attempts) if attempts else None,
+                tokens=sum(a.prompt_tokens + a.completion_tokens for a in attempts) if attempts else None))  # fmt: skip
     ranks = verified_first_ranks(unranked)
-    rows = [BoardRow(row.run, row.scope, row.eager, row.compile, ranks.get((row.scope, row.run.slug)),
-                     row.cost_per_task_usd, row.tokens_per_task) for row in unranked]  # fmt: skip
-    return sorted(rows, key=lambda r: (r.scope != ALL_SCOPE, r.scope, r.rank or 10**9, r.run.name))
+    main_groups = _main_groups(unranked)
+    # an unscored row has no figures to compare: it stays listed (unranked) with the main rows
+    rows = [replace(row, rank=ranks.get((row.scope, row.run.slug)),
+                    main=row.eager is None or row.group in main_groups)
+            for row in unranked]  # fmt: skip
+    # the main rows of every profile by rank together; each other group after them, apart
+    return sorted(rows, key=lambda r: (r.scope != ALL_SCOPE, r.scope, not r.main,
+                                       "" if r.main else r.group, r.rank or 10**9, r.run.name))  # fmt: skip
+
+
+def _main_groups(rows: Sequence[BoardRow]) -> set[str]:
+    """The comparable groups shown in the main table: per scope and profile, the largest
+    finished task selection (ties: the group with more runs, then its key)."""
+    sizes: dict[tuple[str, str], dict[str, tuple[int, int]]] = {}
+    for row in rows:
+        if row.eager is None:
+            continue
+        groups = sizes.setdefault((row.scope, row.run.bundle.run.profile), {})
+        size, count = groups.get(row.group, (0, 0))
+        groups[row.group] = (max(size, row.eager.n_tasks), count + 1)
+    return {max(groups, key=lambda g: ("|finished|" in g, *groups[g], g))
+            for groups in sizes.values()}  # fmt: skip

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,6 +16,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 from kerneltrials._version import __version__
 from kerneltrials.leaderboard._collect import SiteData, SiteRun, collect_site
 from kerneltrials.leaderboard._highlight import highlight_css, highlight_source
+from kerneltrials.leaderboard._models import load_model_info, model_info
 from kerneltrials.leaderboard._pages import index_page, run_plot, task_lines, task_pages
 from kerneltrials.leaderboard._scores import ALL_SCOPE, P_COLUMNS, BoardRow, hardware_label
 
@@ -51,7 +52,7 @@ def _sort_value(value: float | None) -> str:
     return "" if value is None else repr(float(value))
 
 
-def _environment() -> Environment:
+def _environment(models: Mapping[str, Mapping[str, str]]) -> Environment:
     environment = Environment(
         loader=FileSystemLoader(PACKAGE_DIR / "templates"),
         autoescape=select_autoescape(["html"]),
@@ -63,16 +64,17 @@ def _environment() -> Environment:
                                sortvalue=_sort_value, highlight=highlight_source,
                                pretty=lambda v: json.dumps(v, indent=2, sort_keys=True, default=str))  # fmt: skip
     environment.globals.update(P_COLUMNS=P_COLUMNS, ALL_SCOPE=ALL_SCOPE, version=__version__,
-                               hardware_label=hardware_label)  # fmt: skip
+                               hardware_label=hardware_label,
+                               model_info=lambda model: model_info(model, models))  # fmt: skip
     return environment
 
 
 class _Writer:
     """Renders templates into ``out``; ``root`` makes every link relative."""
 
-    def __init__(self, out: Path) -> None:
+    def __init__(self, out: Path, models: Mapping[str, Mapping[str, str]]) -> None:
         self.out = out
-        self.environment = _environment()
+        self.environment = _environment(models)
         self.pages = 0
 
     def page(self, relative: str, template: str, **context: Any) -> Path:
@@ -104,12 +106,17 @@ def _write_run(writer: _Writer, run: SiteRun, rows: Sequence[BoardRow]) -> None:
             writer.page(f"runs/{run.slug}/{line.slug}.html", "attempts.html", run=run, line=line)
 
 
-def render_site(data: SiteData, out_dir: str | os.PathLike[str]) -> BuildResult:
-    """Write the site for already collected ``data`` into ``out_dir`` (created if needed)."""
+def render_site(
+    data: SiteData,
+    out_dir: str | os.PathLike[str],
+    models: Mapping[str, Mapping[str, str]] | None = None,
+) -> BuildResult:
+    """Write the site for already collected ``data`` into ``out_dir`` (created if needed);
+    ``models``: what ``load_model_info`` read (model string or name -> fields)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     _write_assets(out)
-    writer = _Writer(out)
+    writer = _Writer(out, models or {})
     index = index_page(data.runs)
     index_path = writer.page("index.html", "index.html", page=index, runs=data.runs,
                              skipped=data.skipped)  # fmt: skip
@@ -117,6 +124,7 @@ def render_site(data: SiteData, out_dir: str | os.PathLike[str]) -> BuildResult:
         _write_run(writer, run, index.rows)
     tasks = task_pages(data.runs)
     writer.page("tasks.html", "tasks.html", tasks=tasks)
+    writer.page("about.html", "about.html")
     for task in tasks:
         writer.page(f"tasks/{task.slug}.html", "task.html", task=task)
     return BuildResult(out, index_path, len(data.runs), writer.pages, data.skipped)
@@ -126,6 +134,8 @@ def build_site(
     out_dir: str | os.PathLike[str],
     db_paths: Iterable[str | os.PathLike[str]] = (),
     bundles_dir: str | os.PathLike[str] | None = None,
+    exclude: Iterable[str] = (),
+    model_info_path: str | os.PathLike[str] | None = None,
 ) -> BuildResult:
     """Build the static leaderboard from results stores and a directory of bundles.
 
@@ -134,8 +144,13 @@ def build_site(
         db_paths: results stores: their runs, and the verification records that mark runs
             (from stores or bundles) verified.
         bundles_dir: submission bundles (``*.json``, ``*.json.gz``), searched recursively.
+        exclude: run names to leave out (test runs; store runs marked hidden are always
+            left out).
+        model_info_path: a JSON file of model metadata (``_models.load_model_info``).
 
     Raises:
         StoreError: a store path that does not exist or is not a store.
+        ModelInfoError: an unreadable or malformed model-info file.
     """
-    return render_site(collect_site(list(db_paths), bundles_dir), out_dir)
+    models = load_model_info(model_info_path) if model_info_path is not None else {}
+    return render_site(collect_site(list(db_paths), bundles_dir, exclude), out_dir, models)

@@ -57,6 +57,7 @@ class RunRecord:
     status: str  # running / finished / stopped
     config: dict[str, Any]  # every eval option, as given
     task_ids: list[str]  # the selection: the fast_p denominator
+    hidden: bool = False  # a test run: kept in the store, left off the leaderboard
     version: int = RECORD_VERSION
 
     @classmethod
@@ -79,6 +80,7 @@ class RunRecord:
             status=row["status"],
             config=_loads(row["config"], {}),
             task_ids=_loads(row["task_ids"], []),
+            hidden=bool(row["hidden"]),
         )
 
     def to_dict(self) -> dict[str, Any]:

@@ -13,6 +13,9 @@ re-measured scores of verifications (``verification_scores``). Its migration com
 once, for every run and verification of the old store, inside the migration's transaction
 (the reports stored by version 1 are derived data and are replaced): the leaderboard then
 only reads them, and never scores (docs/design/leaderboard.md, "Scores are stored").
+
+Version 3 adds ``runs.hidden``: a run its owner marked as a test run (``kerneltrials runs
+hide``); it stays in the store, and the leaderboard leaves it out.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from kerneltrials.results._errors import SchemaVersionError
 from kerneltrials.results._records import hardware_key
 from kerneltrials.results._scoring import rescore_connection
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 #: the stored score reports (``scoring.standard_report`` as JSON, layout ``version``): a
 #: run's, and the re-measured ones of a verification
@@ -73,7 +76,8 @@ CREATE TABLE IF NOT EXISTS runs (
     status TEXT NOT NULL DEFAULT 'running'
         CHECK (status IN ('running', 'finished', 'stopped')),
     config TEXT NOT NULL DEFAULT '{}',            -- JSON: the eval options
-    task_ids TEXT NOT NULL DEFAULT '[]'           -- JSON list: the selection (denominator)
+    task_ids TEXT NOT NULL DEFAULT '[]',          -- JSON list: the selection (denominator)
+    hidden INTEGER NOT NULL DEFAULT 0             -- 1: a test run, left off the leaderboard
 );
 
 CREATE TABLE IF NOT EXISTS attempts (
@@ -172,10 +176,16 @@ def _migrate_1_to_2(connection: sqlite3.Connection) -> None:
     rescore_connection(connection, datetime.now(UTC).isoformat(timespec="seconds"))
 
 
+def _migrate_2_to_3(connection: sqlite3.Connection) -> None:
+    """v2 -> v3: the ``hidden`` flag on runs (every existing run stays shown)."""
+    connection.execute("ALTER TABLE runs ADD COLUMN hidden INTEGER NOT NULL DEFAULT 0")
+
+
 #: from-version -> the step that brings a database to from-version + 1
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     0: _migrate_0_to_1,
     1: _migrate_1_to_2,
+    2: _migrate_2_to_3,
 }
 
 

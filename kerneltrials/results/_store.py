@@ -137,6 +137,18 @@ class ResultsStore(SharedTables):
             )
         return self.get_run(record.name)
 
+    def set_hidden(self, run: str | RunRecord, hidden: bool = True) -> RunRecord:
+        """Mark a run as a test run (``hidden``: left off the leaderboard) or show it again;
+        nothing else of the run changes.
+
+        Raises:
+            UnknownRunError: no such run.
+        """
+        record = self._resolve_run(run)
+        with self._write() as connection:
+            connection.execute("UPDATE runs SET hidden = ? WHERE id = ?", (int(hidden), record.id))
+        return self.get_run(record.name)
+
     def _resolve_run(self, run: str | RunRecord) -> RunRecord:
         return run if isinstance(run, RunRecord) else self.get_run(run)
 

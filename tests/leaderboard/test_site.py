@@ -101,10 +101,10 @@ def test_one_row_per_run_with_interval_respecting_ranks(site: Path) -> None:
     table = rows(site)
     assert set(table) == {"fast-oneshot", "slow-refine", "mid-coderjudge", "unscored"}
     ranks = {name: cell(body, "rank") for name, body in table.items()}
-    # slow-refine [0.5, 1.1] and mid-coderjudge [1.0, 1.2] overlap: they share rank 2
+    # slow-refine is the only run of the gpu profile: ranked among gpu runs, not the cpu ones
     assert ranks == {
         "fast-oneshot": "1",
-        "slow-refine": "2",
+        "slow-refine": "1",
         "mid-coderjudge": "2",
         "unscored": "–",
     }
@@ -121,7 +121,7 @@ def test_scores_and_intervals_come_from_the_stored_reports(site: Path, runs_stor
     )
     assert cell(body, "eager-2") == "66.7%" and cell(body, "eager-1.5") == "100.0%"
     assert cell(body, "compile-0") == "100.0%"
-    assert cell(body, "cost") == "$0.0100" and cell(body, "tokens") == "1500"
+    assert cell(body, "cost") == "$0.0300" and cell(body, "tokens") == "4500"  # the run's
     assert cell(body, "harness") == "0.1.0" and cell(body, "taskset") == "ts-2025.1"
     assert "not scored" in cell(rows(site)["unscored"], "geomean")
 
@@ -130,7 +130,7 @@ def test_per_level_rows_are_ranked_within_their_level_and_hidden_by_default(site
     level_two = rows(site, "L2")
     assert cell(level_two["fast-oneshot"], "eager-1") == "100.0%"
     assert cell(level_two["mid-coderjudge"], "eager-0") == "0.0%"  # its only L2 task failed
-    assert cell(level_two["mid-coderjudge"], "rank") == "3"  # no correct L2 task: below both
+    assert cell(level_two["mid-coderjudge"], "rank") == "2"  # no correct L2 task: below it
     html = (site / "index.html").read_text()
     assert all(
         " hidden" in m.group(0).split(">")[0]
@@ -209,7 +209,8 @@ def test_verified_runs_show_remeasured_figures_and_rank_above_unverified_ones(
     assert cell(rows(tmp_path / "out", "L1")["mid-coderjudge"], "eager-1") == "0.0%"  # claimed 50%
     # fast-oneshot's interval lies above mid-coderjudge's, but it is unverified
     ranks = {name: cell(body, "rank") for name, body in table.items()}
-    assert ranks == {"mid-coderjudge": "1", "fast-oneshot": "2", "slow-refine": "3",
+    # slow-refine is the gpu profile's only run: rank 1 among those
+    assert ranks == {"mid-coderjudge": "1", "fast-oneshot": "2", "slow-refine": "1",
                      "unscored": "–"}  # fmt: skip
     run_page = next((tmp_path / "out" / "runs").glob("slow-refine_*.html")).read_text()
     assert "Partially verified (not verified)" in run_page and "not remeasured" in run_page

@@ -78,7 +78,7 @@ def test_v0_database_is_migrated_on_open_and_keeps_its_data(tmp_path: Path) -> N
         assert store.migrated_from == 0
         run = store.get_run("old")
         assert run.hardware_key == hardware_key(HARDWARE)
-        assert run.task_ids == [] and run.hidden_seed is None
+        assert run.task_ids == [] and run.hidden_seed is None and run.hidden is False
         attempts = store.attempts_for_run("old")
         assert [(a.task_id, a.speedup_compile) for a in attempts] == [
             ("L1/gelu", None),
@@ -140,3 +140,25 @@ def test_a_failed_migration_leaves_the_old_database_untouched(tmp_path: Path) ->
     columns = {row[1] for row in connection.execute("PRAGMA table_info(runs)")}
     tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master")}
     assert "hardware_key" not in columns and "schema_meta" not in tables
+
+
+def test_a_v2_store_gains_the_hidden_flag_with_every_run_shown(tmp_path: Path) -> None:
+    path = tmp_path / "v2.sqlite"
+    with open_store(path) as store:
+        store.create_run(name="kept", model="m", agent="a", backend="cpu", profile="cpu")
+    connection = sqlite3.connect(path)  # what version 2 wrote: runs without ``hidden``
+    connection.executescript("""
+        ALTER TABLE runs DROP COLUMN hidden;
+        UPDATE schema_meta SET value = '2' WHERE key = 'schema_version';
+    """)
+    connection.commit()
+    connection.close()
+    with open_store(path) as store:
+        assert store.migrated_from == 2
+        assert store.get_run("kept").hidden is False
+        assert store.set_hidden("kept").hidden is True
+        assert store.integrity_check() == "ok"
+    with open_store(path) as store:
+        assert store.migrated_from == SCHEMA_VERSION
+        assert [(r.name, r.hidden) for r in store.list_runs()] == [("kept", True)]
+        assert store.set_hidden("kept", False).hidden is False

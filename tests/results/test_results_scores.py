@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from kerneltrials.results import (
+    SCHEMA_VERSION,
     ResultsStore,
     open_store,
     save_run_scores,
@@ -114,7 +115,7 @@ def test_a_verification_stores_its_remeasured_scores(tmp_path: Path) -> None:
 
 def downgrade_to_v1(path: Path) -> None:
     """Turn a current store into what version 1 wrote: scores without a version (and
-    without levels), no verification_scores, schema_version 1."""
+    without levels), no verification_scores, no runs.hidden, schema_version 1."""
     connection = sqlite3.connect(path)
     old = json.dumps({"baseline": "eager", "fast_p": {"1": 0.99}, "n_tasks": 9})
     connection.executescript(f"""
@@ -126,6 +127,7 @@ def downgrade_to_v1(path: Path) -> None:
             report TEXT NOT NULL, created_at TEXT NOT NULL, UNIQUE (run_id, baseline));
         INSERT INTO scores (run_id, baseline, report, created_at)
             VALUES (1, 'eager', '{old}', '2025-01-01T00:00:00+00:00');
+        ALTER TABLE runs DROP COLUMN hidden;
         UPDATE schema_meta SET value = '1' WHERE key = 'schema_version';
     """)  # fmt: skip
     connection.commit()
@@ -147,7 +149,7 @@ def test_a_v1_store_gets_every_score_computed_once_by_its_migration(tmp_path: Pa
         assert verification.scores["eager"]["geomean_speedup"]["value"] == pytest.approx(1.0)
         assert store.integrity_check() == "ok"
     with open_store(path) as store:  # once: a current store is only read
-        assert store.migrated_from == 2
+        assert store.migrated_from == SCHEMA_VERSION
         again = {s.baseline: s for s in store.load_scores("r")}
         assert {b: s.created_at for b, s in again.items()} == {
             b: s.created_at for b, s in scores.items()

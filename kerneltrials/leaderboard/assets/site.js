@@ -36,12 +36,18 @@ function applyFilters(form) {
   form.querySelectorAll("select[data-filter]").forEach(function (select) {
     wanted[select.getAttribute("data-filter")] = select.value;
   });
+  const other = document.getElementById("toggle-other");
+  const showOther = other !== null && other.checked; // runs outside the main comparable set
+  const compile = document.getElementById("toggle-compile");
+  const board = document.getElementById("board");
+  if (board && compile) board.classList.toggle("show-compile", compile.checked);
   const visibleRuns = new Set();
   let shown = 0;
   document.querySelectorAll("#board tbody tr").forEach(function (row) {
-    const match = Object.keys(wanted).every(function (name) {
-      return wanted[name] === "" || row.getAttribute("data-" + name) === wanted[name];
-    });
+    const match = (showOther || row.getAttribute("data-main") !== "0") &&
+      Object.keys(wanted).every(function (name) {
+        return wanted[name] === "" || row.getAttribute("data-" + name) === wanted[name];
+      });
     row.hidden = !match;
     if (match) { shown += 1; visibleRuns.add(row.getAttribute("data-run")); }
   });
