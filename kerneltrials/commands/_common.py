@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from typing import Any
 
@@ -11,9 +12,21 @@ from rich.console import Console
 
 from kerneltrials.backends import BACKENDS
 
+#: Width used when output goes to a file or pipe: rich would otherwise assume 80 columns
+#: and cut table cells (``openai-c…``) that a user piping to a file wants whole.
+PIPE_WIDTH = 240
+
+
+def make_console(*, stderr: bool = False) -> Console:
+    """A console that is as wide as the terminal, or PIPE_WIDTH when not writing to one."""
+    stream = sys.stderr if stderr else sys.stdout
+    width = None if stream.isatty() or "COLUMNS" in os.environ else PIPE_WIDTH
+    return Console(stderr=stderr, width=width)
+
+
 #: Human output goes to stdout; logs and progress to stderr (so --json stays clean).
-stdout_console = Console()
-stderr_console = Console(stderr=True)
+stdout_console = make_console()
+stderr_console = make_console(stderr=True)
 
 json_option = click.option("--json", "as_json", is_flag=True,
                            help="Print machine-readable JSON on stdout and nothing else.")

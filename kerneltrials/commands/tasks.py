@@ -14,13 +14,13 @@ from collections.abc import Callable
 from typing import Any
 
 import click
-from rich.console import Console
 from rich.table import Table
 
+from kerneltrials.commands._common import make_console
 from kerneltrials.tasks import PROFILES, TaskError, list_tasks, load_task
 
-_stdout = Console()
-_stderr = Console(stderr=True)
+_stdout = make_console()
+_stderr = make_console(stderr=True)
 
 
 def _task_errors_exit_2(command: Callable[..., Any]) -> Callable[..., Any]:
