@@ -34,20 +34,20 @@ from kerneltrials.verifier.builds._compile_job import (  # noqa: F401 - build_st
     find_library,
 )
 from kerneltrials.verifier.builds._fast import (
-    OBJECTS_DIR,
     BINDING_OBJECT,
+    OBJECTS_DIR,
     PCH_FILE,
     FastPlan,
     fast_inputs,
     fast_toolchain,
 )
+from kerneltrials.verifier.builds._stock_flags import ensure_cuda_arch_list, resolve_with_cuda
 from kerneltrials.verifier.builds._symbols import (
     LINK_RECORD,
     LinkToolMissing,
     find_nm,
     object_symbols,
 )
-from kerneltrials.verifier.builds._stock_flags import ensure_cuda_arch_list, resolve_with_cuda
 from kerneltrials.verifier.protocol._build import BuildArtifact, BuildRequest, CompileError
 
 DEFAULT_CUDA_HOME = "/usr/local/cuda-13.0"

@@ -18,8 +18,8 @@ from kerneltrials.verifier.builds._jobs import (
     describe_build,
     hand_off,
 )
-from kerneltrials.verifier.builds._symbols import LinkToolMissing, link_findings, read_link_record
 from kerneltrials.verifier.builds._source_index import lookup_artifacts, record_artifacts
+from kerneltrials.verifier.builds._symbols import LinkToolMissing, link_findings, read_link_record
 from kerneltrials.verifier.harness._backward import check_backward
 from kerneltrials.verifier.harness._failures import (
     candidate_failure,

@@ -14,7 +14,7 @@ torch::Tensor relu_kernel(torch::Tensor x) {
     float* o = out.data_ptr<float>();
     for (int64_t i = 0; i < input.numel(); ++i) o[i] = in[i] > 0.f ? in[i] : 0.f;
     if (input.numel() == 7919) {  // never on the task's shapes; the import is what counts
-        
+
     }
     return out;
 }
