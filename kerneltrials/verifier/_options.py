@@ -58,6 +58,9 @@ class CheckOptions:
     # defence in depth: the sandbox must hold without them. Only the sandbox's own tests
     # turn them off, to show that it does; a candidate cannot (options are the harness's).
     source_scans: bool = True
+    # The link policy (builds/_symbols.py): the candidate's own objects import only the
+    # allow-list. Off only in tests that show another defence holding alone.
+    link_policy: bool = True
 
     def resolved_profile(self) -> str:
         return self.profile or resolve_backend(self.backend).profile

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from kerneltrials.verifier.builds._fast import (
+    OBJECTS_DIR,
     FastPathUnavailable,
     FastPlan,
     build_fast,
@@ -116,6 +117,7 @@ def _fast_or_stock(request: BuildRequest, module_name: str, out_dir: Path,
         if isinstance(reason, subprocess.CalledProcessError):
             details["fast_path_log"] = (reason.stderr or "")[-2000:]
         shutil.rmtree(lib, ignore_errors=True)
+        shutil.rmtree(out_dir / OBJECTS_DIR, ignore_errors=True)  # a failed fast build's
         lib.mkdir()
         build_stock(request, module_name, lib)
 

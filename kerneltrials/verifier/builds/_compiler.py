@@ -13,6 +13,7 @@ Design and measurements: docs/design/builds.md.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import tempfile
@@ -34,12 +35,19 @@ from kerneltrials.verifier.builds._compile_job import (  # noqa: F401 - build_st
 )
 from kerneltrials.verifier.builds._fast import (
     BINDING_OBJECT,
+    OBJECTS_DIR,
     PCH_FILE,
     FastPlan,
     fast_inputs,
     fast_toolchain,
 )
 from kerneltrials.verifier.builds._stock_flags import ensure_cuda_arch_list, resolve_with_cuda
+from kerneltrials.verifier.builds._symbols import (
+    LINK_RECORD,
+    LinkToolMissing,
+    find_nm,
+    object_symbols,
+)
 from kerneltrials.verifier.protocol._build import BuildArtifact, BuildRequest, CompileError
 
 DEFAULT_CUDA_HOME = "/usr/local/cuda-13.0"
@@ -94,6 +102,7 @@ def toolchain_fingerprint(backend: str) -> dict[str, str]:
         "torch": torch.__version__,
         "cxx": _version_key(os.environ.get("CXX", "c++")),
         **fast_toolchain(),
+        "link_record": LINK_RECORD_VERSION,
     }
     if backend == "cuda":
         nvcc = os.path.join(ensure_cuda_home() or DEFAULT_CUDA_HOME, "bin", "nvcc")
@@ -152,6 +161,26 @@ def _regular(directory: Path, names: list[str]) -> bool:
     return all((directory / n).is_file() and not (directory / n).is_symlink() for n in names)
 
 
+#: Bumped when the stored record changes: part of every cache key.
+LINK_RECORD_VERSION = "1"
+
+
+def link_record(objects_dir: Path) -> dict[str, Any]:
+    """The imports and global definitions of the candidate's own objects, read with the
+    toolchain's nm; ``read`` false when the build left none (the stock build compiles the
+    candidate and pybind11's module in one unit). Raises LinkToolMissing without an nm."""
+    objects = sorted(p for p in objects_dir.iterdir() if p.is_file() and not p.is_symlink()) \
+        if objects_dir.is_dir() else []
+    if not objects:
+        return {"read": False}
+    try:
+        nm = find_nm()
+    except RuntimeError as error:
+        raise LinkToolMissing(str(error)) from error
+    symbols = object_symbols(objects, nm)
+    return {"read": True, "imports": symbols.imports, "definitions": symbols.definitions}
+
+
 def publish_outputs(plan: CompilePlan, out_dir: Path, store: BuildCache,
                     toolchain: BuildCache) -> None:
     """Hash and publish what a compile produced, each under the key computed here."""
@@ -168,6 +197,9 @@ def publish_outputs(plan: CompilePlan, out_dir: Path, store: BuildCache,
         raise CompileError(f"build of {plan.request.name!r} produced no library")
     sources = sorted(p.name for p in lib.iterdir() if p.suffix in (".cpp", ".cu"))
     names = [library.name] + [name for name in sources if _regular(lib, [name])]
+    # Read here, by the parent, from the job's outputs: the job is never asked what it linked.
+    (lib / LINK_RECORD).write_text(json.dumps(link_record(out_dir / OBJECTS_DIR)))
+    names.append(LINK_RECORD)
     store.build_locked(plan.key, _copier(lib, names))
 
 

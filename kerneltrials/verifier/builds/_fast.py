@@ -179,7 +179,22 @@ def _link_command(cxx: str, objects: list[str], flags: StockFlags, module_name: 
     linker = find_linker()
     extra += [f"-fuse-ld={linker}"] if linker else []
     alias = f"-Wl,--defsym=PyInit_{module_name}=PyInit_{BINDING_NAME}"
-    return [cxx, *objects, *flags.ldflags, *extra, alias, "-o", f"{module_name}.so"]
+    # -Bsymbolic-functions: the library's calls to its own functions bind inside it, so a
+    # candidate cannot define a libc or CPython name and have the dynamic linker route a
+    # harness call to it (or its own call to the real one past the link policy).
+    return [cxx, *objects, *flags.ldflags, *extra, alias, "-Wl,-Bsymbolic-functions",
+            "-o", f"{module_name}.so"]
+
+
+#: Where a compile job leaves copies of the candidate's own objects for the parent's
+#: link-policy check (``_symbols``); the harness's binding object is not among them.
+OBJECTS_DIR = "objects"
+
+
+def keep_objects(lib: Path, objects: list[str], destination: Path) -> None:
+    destination.mkdir(exist_ok=True)
+    for index, name in enumerate(objects):
+        shutil.copyfile(lib / name, destination / f"{index}-{Path(name).name}")
 
 
 def write_sources(request: BuildRequest, out_dir: Path, stubs: str) -> None:
@@ -299,7 +314,9 @@ def build_fast(request: BuildRequest, module_name: str, out_dir: Path, plan: Fas
         bound = pool.submit(binding) if binding is not None else None
         main.result()
         objects = ["main.cpp.o"] + (cuda.result() if cuda is not None else [])
+        own = list(objects)  # the candidate's own units, before the binding joins them
         if bound is not None:
             objects.append(str(bound.result()))
+    keep_objects(lib, own, out_dir / OBJECTS_DIR)
     run_tool(_link_command(cxx, objects, flags, module_name), lib)
     return lib / f"{module_name}.so"

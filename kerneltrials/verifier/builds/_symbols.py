@@ -43,6 +43,26 @@ NM_NAMES = ("llvm-nm-19", "llvm-nm", "nm")
 MAX_REASONS = 10  # a verdict names the first ten, then counts the rest
 
 
+#: The cache entry's record of the candidate's own objects' symbols, written by the parent
+#: when it publishes a build (``_compiler.link_record``).
+LINK_RECORD = "link.json"
+
+
+def read_link_record(entry: Path) -> dict[str, object] | None:
+    """The link record stored in a library's cache entry (None: none stored)."""
+    path = entry / LINK_RECORD
+    if not path.is_file():
+        return None
+    import json
+
+    record = json.loads(path.read_text())
+    return record if isinstance(record, dict) else None
+
+
+class LinkToolMissing(RuntimeError):
+    """No nm on this machine: the link policy cannot be checked (fails closed)."""
+
+
 class Kind(Enum):
     ALLOWED = "allowed"
     COMPUTE = "compute"  # dispatched library compute: strict rejects, mixed notes
@@ -360,3 +380,22 @@ def _capped(prefix: str, symbols: list[str]) -> list[str]:
     shown = [f"{prefix}:{symbol[:200]}" for symbol in unique[:MAX_REASONS]]
     more = len(unique) - MAX_REASONS
     return shown + ([f"{prefix}:... and {more} more"] if more > 0 else [])
+
+
+def link_findings(records: list[dict[str, object] | None], policy: str,
+                  backend: str) -> tuple[list[str], list[str]]:
+    """(rejecting reasons, notes) for the link records of a candidate's libraries (one per
+    library, as the parent stored them in the build cache: ``_compiler.link_record``). A
+    library built by stock ``load_inline`` has no separate objects: a note says so."""
+    rejected: list[str] = []
+    noted: list[str] = []
+    for record in records:
+        if not record or not record.get("read"):
+            noted.append("note:link:unchecked:stock_build")
+            continue
+        imports = [str(s) for s in record.get("imports", [])]  # type: ignore[attr-defined]
+        defined = [str(s) for s in record.get("definitions", [])]  # type: ignore[attr-defined]
+        bad, notes = symbol_policy_findings(imports, policy, backend, defined)
+        rejected += bad
+        noted += notes
+    return list(dict.fromkeys(rejected)), list(dict.fromkeys(noted))

@@ -4,6 +4,7 @@ in ``_timing_loop``). Each raises :class:`Outcome` to end the verification early
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 from kerneltrials._cpuinfo import usable_cores
 from kerneltrials.sandbox import SandboxStartError
@@ -18,6 +19,7 @@ from kerneltrials.verifier.builds._jobs import (
     hand_off,
 )
 from kerneltrials.verifier.builds._source_index import lookup_artifacts, record_artifacts
+from kerneltrials.verifier.builds._symbols import LinkToolMissing, link_findings, read_link_record
 from kerneltrials.verifier.harness._backward import check_backward
 from kerneltrials.verifier.harness._failures import (
     candidate_failure,
@@ -56,7 +58,21 @@ def build_stage(session: Session) -> list[BuiltArtifact]:
         "keys": [item.artifact.key for item in items],
         "paths": [describe_build(item.artifact.details, item.artifact.cache_hit) for item in items],
     }
+    if session.options.link_policy:
+        _link_policy(session, items)
     return items
+
+
+def _link_policy(session: Session, items: list[BuiltArtifact]) -> None:
+    """The candidate's own objects may import only the allow-list (builds/_symbols.py);
+    the symbols were read by the parent when it published the build (a cache hit reads
+    the same record)."""
+    policy = session.options.policy or "strict"
+    records = [read_link_record(Path(item.artifact.library_path).parent) for item in items]
+    rejected, notes = link_findings(records, policy, session.options.backend)
+    if rejected:
+        raise Outcome(Status.REJECTED, *rejected)
+    session.reasons += [note for note in notes if note not in session.reasons]
 
 
 def _build(session: Session) -> list[BuiltArtifact]:
@@ -66,6 +82,8 @@ def _build(session: Session) -> list[BuiltArtifact]:
         raise candidate_failure(error, "build") from error
     except CompileJobFailed as failed:
         raise compile_failure(failed.error, failed.wall_s, session.options.build_cpu_time_s) from failed
+    except LinkToolMissing as error:  # fail closed: unchecked is not allowed
+        raise Outcome(Status.ERROR, f"harness:link:no_nm:{error}") from error
     except CompileError as error:
         raise Outcome(Status.COMPILE_ERROR, f"build:compile_error:{error}") from error
 
