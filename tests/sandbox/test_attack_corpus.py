@@ -57,7 +57,10 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 CALL_TIMEOUT_S = 8.0
 HOSTILE = CheckOptions(timing=QUICK_TIMING, compile_baseline=False, seeds=1, hidden_seed=7,
                        call_timeout_s=CALL_TIMEOUT_S, run_timeout_s=90.0,
-                       memory_bytes=1024**3, max_processes=256)
+                       memory_bytes=1024**3, max_processes=256,
+                       # The link policy would reject most attacks before they run (it is
+                       # a defence of its own): these tests show what the sandbox holds.
+                       link_policy=False)
 #: For candidates that compile a source of their own: a compiler needs more than HOSTILE.
 BUILDING: dict[str, Any] = {"memory_bytes": CheckOptions().memory_bytes, "call_timeout_s": 60.0}
 #: Outcomes where the attack never ran: the static screen or the build stopped it.
