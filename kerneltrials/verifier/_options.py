@@ -59,8 +59,11 @@ class CheckOptions:
     # turn them off, to show that it does; a candidate cannot (options are the harness's).
     source_scans: bool = True
     # The link policy (builds/_symbols.py): the candidate's own objects import only the
-    # allow-list. Off only in tests that show another defence holding alone.
-    link_policy: bool = True
+    # allow-list. Off by default for now: without optimisation (no -O flag; nvcc's host
+    # units) the inline pybind11 code of <torch/extension.h> is emitted into the
+    # candidate's own objects and imports the CPython API, so honest CUDA candidates would
+    # be rejected (docs/design/anticheat.md, "The link policy"). Turn on per check.
+    link_policy: bool = False
 
     def resolved_profile(self) -> str:
         return self.profile or resolve_backend(self.backend).profile

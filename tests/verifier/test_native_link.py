@@ -44,7 +44,7 @@ CHEATS = {
 #: The source scans off: the link policy must hold alone (several cheats are also caught by
 #: the C++ scan, which is defence in depth).
 FAST = CheckOptions(timing=QUICK_TIMING, compile_baseline=False, call_timeout_s=60,
-                    source_scans=False)
+                    source_scans=False, link_policy=True)
 
 
 def verify(source: str, task: Path, options: CheckOptions = FAST) -> Verdict:

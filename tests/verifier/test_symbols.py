@@ -315,3 +315,14 @@ def test_an_honest_cuda_launch_passes(tmp_path: Path) -> None:
     assert findings(tmp_path / "kernel.o", "strict", "cuda") == ([], [])
     rejected, _ = findings(tmp_path / "kernel.o", "strict", "cpu")  # no GPU work on the cpu backend
     assert "link:forbidden_symbol:__cudaRegisterFatBinary" in rejected
+
+
+def test_what_honest_corpus_kernels_import_is_allowed() -> None:
+    # Both seen in tests/verifier/corpus.py's CORPUS_CPP objects: the deprecated
+    # Tensor::data<T>() warning and the RTTI of a fundamental type.
+    from kerneltrials.verifier.builds._symbols import Kind, classify
+
+    for symbol in ("c10::warnDeprecatedDataPtr()", "typeinfo for int",
+                   "typeinfo name for unsigned long"):
+        assert classify(symbol) is Kind.ALLOWED, symbol
+    assert classify("typeinfo for evil::Thing") is not Kind.ALLOWED

@@ -203,7 +203,15 @@ CPP_ALLOWED = (
     "c10::impl::device_guard_impl_registry", "c10::impl::GPUTrace", "c10::Device",
     "c10::DeviceTypeName", "c10::toString", "c10::operator<<", "c10::Scalar",
     "c10::SmallVectorBase", "caffe2::TypeMeta", "torch::autograd::AutogradMeta",
+    # Tensor::data<T>() (deprecated spelling of data_ptr) warns through this, once.
+    "c10::warnDeprecatedDataPtr",
 )
+#: RTTI of fundamental types (``typeinfo for int``): the C++ runtime's, imported by a
+#: ``throw 1`` / ``catch (int)`` or a std::any of a number in an honest kernel.
+_FUNDAMENTAL_RTTI = re.compile(
+    r"^typeinfo (?:name )?for (?:(?:unsigned |signed )?(?:char|short|int|long|long long)|"
+    r"bool|float|double|long double|void|wchar_t|char(?:8|16|32)_t|decltype\(nullptr\)|"
+    r"__int128|unsigned __int128)(?: const)?\*?$")
 CPP_ALLOWED_CUDA = ("c10::cuda",)  # streams, guards, error checks of torch's CUDA core
 _CPP_ERROR = re.compile(r"^c10::\w+Error(?:::|$)")  # c10::ValueError, IndexError, ...
 #: Ops whose ``at::_ops::<op>::call`` allocates, fills, views or moves data: no arithmetic.
@@ -280,6 +288,8 @@ def qualified_name(symbol: str) -> str:
 
 def classify(symbol: str, backend: str = "cpu") -> Kind:
     """Which list a demangled symbol is on (``backend`` ``cuda`` adds the CUDA runtime)."""
+    if _FUNDAMENTAL_RTTI.match(symbol):
+        return Kind.ALLOWED
     name = qualified_name(symbol)
     if "::" not in name and not name.startswith("operator "):
         return _classify_c(name, backend)
