@@ -14,8 +14,7 @@ import pytest
 
 import kerneltrials
 from kerneltrials.verifier import QUICK_TIMING, CheckOptions, Status, Verdict
-from kerneltrials.verifier.builds._compiler import link_record
-from kerneltrials.verifier.builds._symbols import LinkToolMissing
+from kerneltrials.verifier.builds._symbols import LinkToolMissing, link_record
 from tests.verifier.corpus import TASKS
 
 NATIVE = Path(__file__).parent / "native_link"

@@ -42,12 +42,7 @@ from kerneltrials.verifier.builds._fast import (
     fast_toolchain,
 )
 from kerneltrials.verifier.builds._stock_flags import ensure_cuda_arch_list, resolve_with_cuda
-from kerneltrials.verifier.builds._symbols import (
-    LINK_RECORD,
-    LinkToolMissing,
-    find_nm,
-    object_symbols,
-)
+from kerneltrials.verifier.builds._symbols import LINK_RECORD, LINK_RECORD_VERSION, link_record
 from kerneltrials.verifier.protocol._build import BuildArtifact, BuildRequest, CompileError
 
 DEFAULT_CUDA_HOME = "/usr/local/cuda-13.0"
@@ -159,26 +154,6 @@ def _copier(source: Path, names: list[str]) -> Callable[[Path], None]:
 
 def _regular(directory: Path, names: list[str]) -> bool:
     return all((directory / n).is_file() and not (directory / n).is_symlink() for n in names)
-
-
-#: Bumped when the stored record changes: part of every cache key.
-LINK_RECORD_VERSION = "1"
-
-
-def link_record(objects_dir: Path) -> dict[str, Any]:
-    """The imports and global definitions of the candidate's own objects, read with the
-    toolchain's nm; ``read`` false when the build left none (the stock build compiles the
-    candidate and pybind11's module in one unit). Raises LinkToolMissing without an nm."""
-    objects = sorted(p for p in objects_dir.iterdir() if p.is_file() and not p.is_symlink()) \
-        if objects_dir.is_dir() else []
-    if not objects:
-        return {"read": False}
-    try:
-        nm = find_nm()
-    except RuntimeError as error:
-        raise LinkToolMissing(str(error)) from error
-    symbols = object_symbols(objects, nm)
-    return {"read": True, "imports": symbols.imports, "definitions": symbols.definitions}
 
 
 def publish_outputs(plan: CompilePlan, out_dir: Path, store: BuildCache,

@@ -32,12 +32,14 @@ memory for library code, or a raw ``syscall`` instruction — is not seen here.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
+from typing import Any
 
 NM_NAMES = ("llvm-nm-19", "llvm-nm", "nm")
 MAX_REASONS = 10  # a verdict names the first ten, then counts the rest
@@ -53,14 +55,32 @@ def read_link_record(entry: Path) -> dict[str, object] | None:
     path = entry / LINK_RECORD
     if not path.is_file():
         return None
-    import json
-
     record = json.loads(path.read_text())
     return record if isinstance(record, dict) else None
 
 
 class LinkToolMissing(RuntimeError):
     """No nm on this machine: the link policy cannot be checked (fails closed)."""
+
+
+#: Bumped when the stored record changes: part of every cache key.
+LINK_RECORD_VERSION = "1"
+
+
+def link_record(objects_dir: Path) -> dict[str, Any]:
+    """The imports and global definitions of the candidate's own objects, read with the
+    toolchain's nm; ``read`` false when the build left none (the stock build compiles the
+    candidate and pybind11's module in one unit). Raises LinkToolMissing without an nm."""
+    objects = sorted(p for p in objects_dir.iterdir() if p.is_file() and not p.is_symlink()) \
+        if objects_dir.is_dir() else []
+    if not objects:
+        return {"read": False}
+    try:
+        nm = find_nm()
+    except RuntimeError as error:
+        raise LinkToolMissing(str(error)) from error
+    symbols = object_symbols(objects, nm)
+    return {"read": True, "imports": symbols.imports, "definitions": symbols.definitions}
 
 
 class Kind(Enum):
