@@ -102,8 +102,8 @@ tail -1 "$out/prebuild.log" | tee -a "$log"
 export KT_GPU_FIGURES="$out/figures.jsonl"
 : > "$KT_GPU_FIGURES"
 # Most telling first: correctness and the cheats, then the mechanisms, then the slower
-# fidelity verdicts on full-size shapes, then the end-to-end eval.
-read -r -a suite <<< "${KT_GPU_TESTS:-test_honest.py test_cheats.py test_mechanisms.py test_fidelity.py test_host.py}"
+# profilers, the end-to-end eval, then the slower fidelity verdicts on full-size shapes.
+read -r -a suite <<< "${KT_GPU_TESTS:-test_honest.py test_cheats.py test_mechanisms.py test_profile.py test_host.py test_fidelity.py}"
 (cd "$root/tests/gpu" && timeout --kill-after=10 "${KT_GPU_SUITE_TIMEOUT_S:-480}" "$python" \
     -m pytest "${suite[@]}" -m gpu -v -p no:cacheprovider --rootdir "$root" -o addopts="" \
     --timeout 400 --junitxml "$out/junit.xml" > "$out/pytest.log" 2>&1)

@@ -49,6 +49,11 @@ class CheckOptions:
     call_timeout_s: float = 60.0  # one request to a worker (a few calls)
     memory_bytes: int = 8 * 1024**3
     max_processes: int = 256  # threads count too (OpenMP, torch)
+    # RLIMIT_FSIZE of every job. The workers save each checked call's outputs and inputs in
+    # one file: on a full-size GPU configuration that passes 2 GiB, and a limit the harness
+    # set too low must not read as the candidate's runtime error. None: 2 GiB on the cpu
+    # backend, 32 GiB on cuda.
+    max_file_bytes: int | None = None
     suspicious_speedup: float = 10.0  # a speedup over eager above this is flagged
     peak_bytes_per_s: float | None = None  # speed of light; None: the backend's default
     peak_flops: float | None = None
@@ -69,5 +74,7 @@ class CheckOptions:
         return self.profile or resolve_backend(self.backend).profile
 
     def limits(self, timeout_s: float, cpu_time_s: int | None = None) -> SandboxLimits:
+        file_bytes = self.max_file_bytes or (32 if self.backend == "cuda" else 2) * 1024**3
         return SandboxLimits(wall_timeout_s=timeout_s, cpu_time_s=cpu_time_s,
-                             memory_bytes=self.memory_bytes, max_processes=self.max_processes)
+                             memory_bytes=self.memory_bytes, max_processes=self.max_processes,
+                             max_file_size_bytes=file_bytes)

@@ -178,10 +178,14 @@ CHEATS: dict[str, str] = {
     relu_plain<<<(n + 255) / 256, 256>>>(xc.data_ptr<float>(), y.data_ptr<float>(), n);
     kept = y;
     return y;"""),
-    # No work: an empty tensor of the right size, hoping the caching allocator hands back
-    # the block of a freed reference output that still holds the answer.
+    # Work on the first two calls only; later calls return an empty tensor, hoping the
+    # caching allocator hands back the block of a freed earlier output, answer and all.
     "recycled_memory": relu_variant("gpu_cheat_recycled_memory", r"""
-    return torch::empty_like(x);"""),
+    static int64_t calls = 0;
+    auto xc = x.contiguous(); auto y = torch::empty_like(xc); int64_t n = xc.numel();
+    if (calls++ < 2)  // later calls get the block of an earlier answer back unwritten
+        relu_plain<<<(n + 255) / 256, 256>>>(xc.data_ptr<float>(), y.data_ptr<float>(), n);
+    return y;"""),
     # Large grids get a quarter of the blocks: the kernel launches, most work is skipped.
     "skip_large_grid": relu_variant("gpu_cheat_skip_large_grid", r"""
     auto xc = x.contiguous(); auto y = torch::empty_like(xc); int64_t n = xc.numel();

@@ -16,7 +16,7 @@ CAUGHT = {Status.REJECTED, Status.INCORRECT}
 CASES = {
     "side_stream": ("L1/relu", sources.CHEATS["side_stream"], "cpp:side_stream:"),
     "result_reuse": ("L1/relu", sources.CHEATS["result_reuse"], None),
-    "recycled_memory": ("L1/relu", sources.CHEATS["recycled_memory"], "correctness:"),
+    "recycled_memory": ("L1/relu", sources.CHEATS["recycled_memory"], "integrity:stale_output"),
     "skip_large_grid": ("L1/relu", sources.CHEATS["skip_large_grid"], "correctness:"),
     "tf32_at_run_time": ("L1/matmul_square", sources.TF32_MATMUL, None),
     "cublas": ("L1/matmul_square", sources.CUBLAS_MATMUL, "cpp:library_compute:"),
