@@ -49,8 +49,8 @@ def _timing_stage(session: Session, verdict: Verdict, reference: WorkerJob,
         sides.append(Side("compile", reference, "compile"))
     eager_ratios, compile_ratios = [], []
     for config in session.configs:
-        time_config(session, sides, config)
-        stats = {side.name: side.stats() for side in sides}
+        loop_ms = time_config(session, sides, config)
+        stats = {side.name: side.stats(loop_ms) for side in sides}
         session.results[config.name].times_ms = stats
         eager_ratios.append(stats["eager"].median / stats["candidate"].median)
         if "compile" in stats:

@@ -54,6 +54,10 @@ class CheckOptions:
     # set too low must not read as the candidate's runtime error. None: 2 GiB on the cpu
     # backend, 32 GiB on cuda.
     max_file_bytes: int | None = None
+    # Freeze the candidate's job between requests, so none of its code runs while the
+    # harness prepares, reads or times anything else (docs/design/timing.md). Off only to
+    # measure what it costs.
+    freeze_at_rest: bool = True
     suspicious_speedup: float = 10.0  # a speedup over eager above this is flagged
     peak_bytes_per_s: float | None = None  # speed of light; None: the backend's default
     peak_flops: float | None = None

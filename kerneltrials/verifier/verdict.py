@@ -42,6 +42,9 @@ class TimingStats(BaseModel):
     iqr: float  # milliseconds, q75 - q25
     n: int  # number of timed calls
     rse: float | None = None  # relative standard error of the median
+    #: Per call, the parent's window time that neither this side's timer nor the timing
+    #: loop's calibration accounts for (about 0 when honest; see docs/design/timing.md).
+    untimed_ms: float | None = None
 
 
 class ConfigResult(BaseModel):

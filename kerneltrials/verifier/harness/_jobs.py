@@ -13,12 +13,13 @@ import logging
 import secrets
 import sys
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
 from kerneltrials.sandbox import (
     ExitInfo,
+    FreezeError,
     JobSpec,
     Mount,
     Sandbox,
@@ -79,6 +80,24 @@ class WorkerFailed(Exception):
         self.detail = detail
 
 
+class WindowBroken(WorkerFailed):
+    """The harness could not keep the job frozen between requests (the freezer failed, or
+    the job used CPU while frozen): the harness's failure, never the candidate's. A
+    :class:`WorkerFailed`, so every caller that handles a worker's failure handles it."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__("harness_window", reason)
+        self.reason = reason
+
+
+#: CPU seconds a frozen job may show between its freeze and its next thaw: the account of
+#: the last instructions before every task stopped (well under a millisecond).
+REST_CPU_SLACK_S = 0.02
+#: How long a freeze may take: the freezer waits until each task gets a CPU to stop on,
+#: which on a loaded machine takes tens of milliseconds.
+FREEZE_TIMEOUT_S = 10.0
+
+
 def worker_argv(role: str) -> list[str]:
     """The compile job runs the build side's entry point; every other role the worker
     that hosts candidate or reference code (it never imports the build machinery)."""
@@ -92,7 +111,7 @@ class WorkerJob:
 
     def __init__(self, sandbox: Sandbox, role: str, job_dir: Path, mounts: list[Mount],
                  limits: SandboxLimits, extra_env: dict[str, str] | None = None,
-                 gpu_index: int | None = None) -> None:
+                 gpu_index: int | None = None, freeze_at_rest: bool = False) -> None:
         self.role = role
         self.nonce = secrets.token_hex(16)
         scratch = job_dir / f"scratch-{role}"
@@ -106,6 +125,13 @@ class WorkerJob:
         #: ran: a process that appears later is one the candidate made (new_processes).
         self.startup_pids: frozenset[int] = frozenset()
         self._exit_asked = False
+        #: Between requests every process and thread of the job is frozen (when the job
+        #: has a freezer): the candidate's code runs only inside a request's window.
+        self.freeze_at_rest = freeze_at_rest and self.process.isolation.get("freezer") is not None
+        #: The last request's window, timed by the parent: from the moment the request
+        #: was written (and the job thawed) to its reply.
+        self.window_s = 0.0
+        self.rest = RestAccount()
         try:  # buffered until the worker reads it; a worker that died shows at its first request
             send_hello(self.process.channel, self.nonce)
         except OSError:
@@ -129,15 +155,20 @@ class WorkerJob:
             self._receive(STARTUP, max(0.1, self.process.seconds_left()))
             self._ready = True
             self.startup_pids = frozenset(self.process.pids())
+            self._freeze()
         budget = max(0.1, min(timeout_s, self.process.seconds_left()))
-        started = time.monotonic()
-        try:
+        try:  # while frozen, the request waits in the socket buffer
             send_frame(self.process.channel, request_frame(message))
         except OSError:
+            self._thaw_to_die()
             self.exit_info = self.process.wait(timeout_s=10) or self.process.kill()
             raise JobDied(self.role, self.exit_info, message.op) from None
+        started = time.monotonic()
+        self._thaw()
         frame = self._receive(message.op, budget)
-        _log.debug("%s %s: %.3f s", self.role, message.op, time.monotonic() - started)
+        self.window_s = time.monotonic() - started
+        self._freeze()
+        _log.debug("%s %s: %.3f s", self.role, message.op, self.window_s)
         try:
             if frame.get("ok") is not True:
                 raise self._failed(from_wire(Failure, {k: v for k, v in frame.items()
@@ -147,6 +178,43 @@ class WorkerJob:
             self.exit_info = self.process.kill()
             raise ForgedReply(f"{self.role} worker sent a malformed {message.op} reply "
                               f"({error})") from None
+
+    def _freeze(self) -> None:
+        if not self.freeze_at_rest or self.exit_info is not None:
+            return
+        started = time.monotonic()
+        try:
+            self.process.freeze(FREEZE_TIMEOUT_S)
+        except FreezeError as error:
+            raise WindowBroken(f"harness:freeze:{error}") from None
+        self.rest.freezes += 1
+        self.rest.freeze_s += time.monotonic() - started
+        self.rest.cpu_at_freeze = self.process.cpu_time_s()
+
+    def _thaw(self) -> None:
+        if not self.freeze_at_rest or not self.rest.freezes:
+            return
+        cpu_now = self.process.cpu_time_s()
+        if cpu_now is not None and self.rest.cpu_at_freeze is not None:
+            used = cpu_now - self.rest.cpu_at_freeze
+            self.rest.cpu_s += max(0.0, used)
+            if used > REST_CPU_SLACK_S:
+                self.exit_info = self.process.kill()
+                raise WindowBroken(f"harness:freezer_leak:the {self.role} job used {used:.3f} s "
+                                   "of CPU while frozen")
+        try:
+            self.process.thaw()
+        except FreezeError as error:
+            raise WindowBroken(f"harness:thaw:{error}") from None
+
+    def _thaw_to_die(self) -> None:
+        """A frozen job cannot exit: thaw it for good before waiting for its end."""
+        if self.freeze_at_rest and self.rest.freezes:
+            self.freeze_at_rest = False
+            try:
+                self.process.thaw()
+            except FreezeError:
+                pass
 
     def new_processes(self) -> list[int]:
         """Host pids of the job's processes that were not there at hello, read from the
@@ -192,6 +260,7 @@ class WorkerJob:
             send_frame(self.process.channel, request_frame(Exit()))
         except OSError:
             pass
+        self._thaw_to_die()
 
     def close(self) -> ExitInfo:
         """Ask the worker to exit; kill it if it does not."""
@@ -207,6 +276,21 @@ class WorkerJob:
             pass
         self.exit_info = self.process.wait(timeout_s=5) or self.process.kill()
         return self.exit_info
+
+
+@dataclass
+class RestAccount:
+    """What freezing a job between its requests cost, and what the job did meanwhile."""
+
+    freezes: int = 0
+    freeze_s: float = 0.0  # the parent's time spent freezing (outside every window)
+    cpu_s: float = 0.0  # CPU the job's cgroup accounted while it was frozen (should be ~0)
+    cpu_at_freeze: float | None = None
+
+    def summary(self) -> dict[str, float | int]:
+        return {"freezes": self.freezes, "freeze_ms_mean": round(
+            1000 * self.freeze_s / self.freezes, 3) if self.freezes else 0.0,
+                "cpu_s_while_frozen": round(self.cpu_s, 4)}
 
 
 def _as_timeout(info: ExitInfo, waited_s: float) -> ExitInfo:

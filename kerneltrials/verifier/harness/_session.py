@@ -121,15 +121,21 @@ class Session:
             self.options.backend == "cuda" and role in ("reference", "candidate")) else None
         job = WorkerJob(self.sandbox, role, self.root, self.mounts_for(role) + (extra_mounts or []),
                         self.options.limits(timeout_s, cpu_time_s), extra_env=env,
-                        gpu_index=gpu_index)
+                        gpu_index=gpu_index,
+                        freeze_at_rest=role == "candidate" and self.options.freeze_at_rest)
         self.workers.append(job)
         # The verdict reports the isolation candidate code ran under: the candidate
         # worker's, else the collect worker's (the candidate worker may start first).
         if role == "candidate" or (role == "collect" and not self.isolation):
             self.isolation = job.isolation
+        if role == "candidate":
+            self.isolation["frozen_at_rest"] = job.freeze_at_rest
         return job
 
     def close(self) -> None:
+        for worker in self.workers:
+            if worker.role == "candidate" and worker.rest.freezes:
+                self.isolation["at_rest"] = worker.rest.summary()
         for worker in self.workers:  # every worker tears torch down at once
             worker.ask_to_exit()
         for worker in self.workers:
