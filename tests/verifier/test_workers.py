@@ -10,7 +10,9 @@ import pytest
 
 from kerneltrials._pids import pid_alive
 from kerneltrials.sandbox import SandboxLimits, resolve_sandbox
-from kerneltrials.verifier.harness._jobs import WorkerFailed, WorkerJob
+from kerneltrials.verifier import Status
+from kerneltrials.verifier.harness._failures import candidate_failure
+from kerneltrials.verifier.harness._jobs import WindowBroken, WorkerFailed, WorkerJob
 from kerneltrials.verifier.protocol import Empty, Request
 
 pytestmark = pytest.mark.timeout(120)
@@ -57,3 +59,46 @@ def test_the_visible_gpu_is_the_first_of_cuda_visible_devices(monkeypatch) -> No
     assert visible_gpu_index() == 0
     monkeypatch.delenv("CUDA_VISIBLE_DEVICES")
     assert visible_gpu_index() == 0
+
+
+def _frozen_worker(tmp_path: Path) -> WorkerJob:
+    worker = WorkerJob(resolve_sandbox("process"), "candidate", tmp_path, [],
+                       SandboxLimits(wall_timeout_s=60.0), freeze_at_rest=True)
+    if not worker.freeze_at_rest:
+        worker.close()
+        pytest.skip(f"no freezer for jobs here ({worker.process.isolation.get('freezer')})")
+    return worker
+
+
+def test_a_worker_frozen_at_rest_answers_and_exits(tmp_path: Path) -> None:
+    worker = _frozen_worker(tmp_path)
+    for _ in range(2):  # a failure reply is a reply: the job is frozen again after it
+        with pytest.raises(WorkerFailed, match="unknown op"):
+            worker.request(NoSuchOp(), 60.0)
+        assert worker.process.is_frozen
+        assert worker.window_s > 0
+    assert worker.rest.freezes == 3  # after hello and after each request
+    assert worker.rest.cpu_s < 0.05, worker.rest.summary()
+
+    info = worker.close()  # thawed to exit: not killed
+
+    assert (info.returncode, info.signal) == (0, None), info.describe()
+
+
+def test_cpu_used_while_frozen_is_the_harness_failure(tmp_path: Path, monkeypatch) -> None:
+    worker = _frozen_worker(tmp_path)
+    with pytest.raises(WorkerFailed):
+        worker.request(NoSuchOp(), 60.0)
+    account = worker.process.cpu_time_s()
+    if account is None:
+        worker.close()
+        pytest.skip("no CPU account for jobs here")
+    # As if a task had escaped the freezer: the job's cgroup accounted a second meanwhile.
+    monkeypatch.setattr(worker.process, "cpu_time_s", lambda: account + 1.0)
+
+    with pytest.raises(WindowBroken, match="harness:freezer_leak") as caught:
+        worker.request(NoSuchOp(), 60.0)
+    outcome = candidate_failure(caught.value, "test")
+
+    assert outcome.status == Status.ERROR and outcome.reasons[0].startswith("harness:freezer_leak")
+    worker.close()

@@ -9,7 +9,13 @@ from kerneltrials._cpuinfo import usable_cores
 from kerneltrials.sandbox import ExitInfo
 from kerneltrials.sandbox._env import trim
 from kerneltrials.tasks import TaskError
-from kerneltrials.verifier.harness._jobs import STARTUP, ForgedReply, JobDied, WorkerFailed
+from kerneltrials.verifier.harness._jobs import (
+    STARTUP,
+    ForgedReply,
+    JobDied,
+    WindowBroken,
+    WorkerFailed,
+)
 from kerneltrials.verifier.harness._sanitize import sanitize_candidate_text
 from kerneltrials.verifier.harness._session import Outcome
 from kerneltrials.verifier.verdict import Status
@@ -37,6 +43,8 @@ _FAILURE_REASON = {
 
 def candidate_failure(error: Exception, stage: str) -> Outcome:
     """Map a failure of a candidate-side worker to the candidate's verdict."""
+    if isinstance(error, WindowBroken):  # the freezer failed: the harness's, not the candidate's
+        return Outcome(Status.ERROR, error.reason)
     if isinstance(error, ForgedReply):
         return Outcome(Status.REJECTED,
                        f"integrity:forged_channel_frame:{sanitize_candidate_text(str(error), 300)}")
