@@ -14,6 +14,7 @@ import click
 from rich import box
 from rich.table import Table
 
+from kerneltrials.commands._attempt_view import attempt_json, attempt_view
 from kerneltrials.commands._common import fail, json_option, print_json, stdout_console
 from kerneltrials.results import (
     DB_ENV,
@@ -130,19 +131,42 @@ def attempt_summary(attempt: AttemptRecord) -> dict[str, Any]:
 
 @runs.command("show")
 @click.argument("run")
+@click.argument("task", required=False)
 @db_option
 @json_option
 @store_errors_exit_2
-def show_command(run: str, db: str | None, as_json: bool) -> None:
-    """Show RUN's metadata and its attempts, one row per task, round and sample."""
+def show_command(run: str, task: str | None, db: str | None, as_json: bool) -> None:
+    """Show RUN's metadata and its attempts, one row per task, round and sample.
+
+    With TASK (e.g. L1/relu), show each of that task's attempts in full instead: the
+    model's reply, the candidate's source, every configuration's errors and timings, and
+    the reasons; --json gives the full verdicts and transcripts.
+    """
     with open_existing_store(db) as store:
         record = store.get_run(run)
-        attempts = [attempt_summary(a) for a in store.attempts_for_run(record)]
+        stored = store.attempts_for_run(record)
+    if task is not None:
+        show_task(record, task, stored, as_json)
+        return
+    attempts = [attempt_summary(a) for a in stored]
     if as_json:
         print_json({"run": record.to_dict(), "attempts": attempts})
         return
     stdout_console.print(metadata_table(record))
     stdout_console.print(attempts_table(attempts, record.task_ids))
+
+
+def show_task(record: RunRecord, task: str, stored: list[AttemptRecord], as_json: bool) -> None:
+    chosen = [attempt for attempt in stored if attempt.task_id == task]
+    if not chosen:
+        tasks = sorted({attempt.task_id for attempt in stored})
+        fail(f"run {record.name!r} has no attempt at task {task!r}"
+             + (f"; its attempted tasks: {', '.join(tasks)}" if tasks else " (it has no attempts)"))
+    if as_json:
+        print_json({"run": record.name, "attempts": [attempt_json(a) for a in chosen]})
+        return
+    for attempt in chosen:
+        stdout_console.print(attempt_view(attempt))
 
 
 def metadata_table(run: RunRecord) -> Table:
