@@ -18,6 +18,7 @@ from kerneltrials.commands._common import (
     stderr_console,
     stdout_console,
 )
+from kerneltrials.scoring import ScoredAttempt, best_outcomes, fast_p
 
 if TYPE_CHECKING:
     from kerneltrials.verifier.verdict import Verdict
@@ -31,9 +32,11 @@ class RichReporter:
                                  MofNCompleteColumn(), TimeElapsedColumn(),
                                  TextColumn("{task.fields[stats]}"), console=stderr_console)
         self.statuses: Counter[str] = Counter()
-        self.best: dict[str, float] = {}  # task -> best correct speedup
+        self.attempts: list[ScoredAttempt] = []  # this session's verdicts, as scoring reads them
+        self.done_tasks: set[str] = set()
         self.done = 0
         self.bar: Any = None
+        self._spend: Any = None
         self._lock = threading.Lock()
 
     def on_start(self, run: str, total: int, already_done: int) -> None:
@@ -45,21 +48,33 @@ class RichReporter:
     def on_attempt(self, task_id: str, verdict: Verdict, spend: Any) -> None:
         with self._lock:
             self.statuses[str(verdict.status)] += 1
-            if verdict.status == "correct" and verdict.speedup is not None:
-                self.best[task_id] = max(self.best.get(task_id, 0.0), float(verdict.speedup))
+            self.attempts.append(ScoredAttempt(
+                task_id=task_id, status=str(verdict.status), speedup=verdict.speedup,
+                speedup_compile=verdict.speedup_compile, suspicious=verdict.suspicious))
+            self._spend = spend
             self._refresh(spend)
 
     def on_episode(self, task_id: str, outcome: str) -> None:
         with self._lock:
             if outcome == "done":
                 self.done += 1
+                self.done_tasks.add(task_id)
             self.progress.update(self.bar, completed=self.done)
+            if self._spend is not None:
+                self._refresh(self._spend)
+
+    def fast_1(self) -> float | None:
+        """fast_1 over the tasks finished so far, by the rules of the final table
+        (best attempt per task, flagged speedups not counted, errors excluded)."""
+        finished = [a for a in self.attempts if a.task_id in self.done_tasks]
+        return fast_p(best_outcomes(finished, sorted(self.done_tasks)), 1.0)
 
     def _refresh(self, spend: Any) -> None:
         counts = " ".join(f"{status}={count}" for status, count in sorted(self.statuses.items()))
-        fast_1 = sum(1 for s in self.best.values() if s > 1) / max(self.done, 1)
-        stats = (f"{counts}  fast_1≈{fast_1:.2f}  tokens {spend.prompt_tokens}+"
-                 f"{spend.completion_tokens}  ${spend.cost_usd:.4f}")
+        fast_1 = self.fast_1()
+        shown = "–" if fast_1 is None else f"{fast_1:.1%}"
+        stats = (f"{counts}  fast_1 {shown} of {len(self.done_tasks)} done  tokens "
+                 f"{spend.prompt_tokens}+{spend.completion_tokens}  ${spend.cost_usd:.4f}")
         self.progress.update(self.bar, stats=stats)
 
     def stop(self) -> None:
