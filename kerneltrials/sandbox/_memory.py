@@ -30,7 +30,12 @@ _CHUNK_BYTES = 1 << 30
 
 class MemoryReadError(RuntimeError):
     """The harness could not read the job's memory (a harness failure, or a range the
-    job does not have mapped: the caller decides which it is)."""
+    job does not have mapped: the caller decides which it is). ``errno``: the syscall's
+    error (``EPERM``: the harness lacks the privilege), or None for a short read."""
+
+    def __init__(self, message: str, errno: int | None = None) -> None:
+        super().__init__(message)
+        self.errno = errno
 
 
 class ProcessNotInJobError(MemoryReadError):
@@ -127,7 +132,8 @@ def _read_batch(pid: int, pieces: list[tuple[int, int, int]]) -> None:
     wanted = sum(piece[2] for piece in pieces)
     done = _readv(pid, local, count, remote, count, 0)
     if done < 0:
-        raise MemoryReadError(_explain(pid, ctypes.get_errno(), pieces[0][0]))
+        code = ctypes.get_errno()
+        raise MemoryReadError(_explain(pid, code, pieces[0][0]), errno=code)
     if done != wanted:
         failed = _first_unread(pieces, done)
         raise MemoryReadError(
@@ -154,7 +160,7 @@ def _explain(pid: int, code: int, address: int) -> str:
     if code == errno.ESRCH:
         return f"process_vm_readv of pid {pid}: ESRCH: the process is gone"
     if code == errno.EFAULT:
-        return f"process_vm_readv of pid {pid}: EFAULT: {address:#x} is not mapped in it"
+        return f"process_vm_readv of pid {pid}: EFAULT: {address:#x} is not mapped readable in it"
     return f"process_vm_readv of pid {pid}: {name} ({os.strerror(code)})"
 
 

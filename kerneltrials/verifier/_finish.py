@@ -8,6 +8,7 @@ from kerneltrials.agents import resolve_provider
 from kerneltrials.verifier._built import Built, Hooks
 from kerneltrials.verifier.harness._jobs import WorkerJob
 from kerneltrials.verifier.harness._llm_verifier import review_candidate
+from kerneltrials.verifier.harness._output_reads import OutputReads, keeps_outputs
 from kerneltrials.verifier.harness._profile_stage import profile_stage
 from kerneltrials.verifier.harness._session import Outcome, Session
 from kerneltrials.verifier.harness._speed import (
@@ -44,7 +45,9 @@ def run_stages(session: Session, verdict: Verdict, built: Built,
 def _timing_stage(session: Session, verdict: Verdict, reference: WorkerJob,
                   candidate: WorkerJob) -> None:
     started = time.perf_counter()
-    sides = [Side("candidate", candidate, "candidate"), Side("eager", reference, "eager")]
+    reads = OutputReads(candidate) if keeps_outputs(session.options) else None
+    sides = [Side("candidate", candidate, "candidate", reads=reads),
+             Side("eager", reference, "eager")]
     if session.options.compile_baseline:
         sides.append(Side("compile", reference, "compile"))
     eager_ratios, compile_ratios = [], []

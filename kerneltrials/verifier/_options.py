@@ -58,6 +58,10 @@ class CheckOptions:
     # harness prepares, reads or times anything else (docs/design/timing.md). Off only to
     # measure what it costs.
     freeze_at_rest: bool = True
+    # Keep every timed call's output and read the drawn ones out of the frozen candidate
+    # (harness/_output_reads.py): any timed call may be checked. Needs the privilege to
+    # read another process's memory; without it the verdict says so.
+    read_timed_outputs: bool = True
     suspicious_speedup: float = 10.0  # a speedup over eager above this is flagged
     peak_bytes_per_s: float | None = None  # speed of light; None: the backend's default
     peak_flops: float | None = None

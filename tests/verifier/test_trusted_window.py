@@ -128,15 +128,18 @@ def test_a_spinning_thread_gets_no_cpu_while_the_job_is_at_rest() -> None:
 
 
 def test_understatement_is_one_when_the_windows_are_explained() -> None:
-    # 10 calls of 2 ms in 10 batches; the loop takes 5 ms per call: windows of 70 ms.
-    assert understatement(20.0, 70.0, 10, 1, loop_ms=5.0) == 1.0
+    # Calls of 2 ms, 5 ms of loop per call, 0.5 ms of per-batch slack per call.
+    inside, slack = [2.0] * 4, [0.5] * 4
+    assert understatement(inside, [5.0] * 4, slack, loop_ms=5.0) == 1.0
     # Noise within the allowance (a quarter of the call plus the loop again) stays 1.
-    assert understatement(20.0, 70.0 + 10 * 5.0, 10, 1, loop_ms=5.0) == 1.0
+    assert understatement(inside, [9.0] * 4, slack, loop_ms=5.0) == 1.0
+    # One batch stalled by the machine moves nothing: medians.
+    assert understatement(inside, [5.0, 5.0, 5.0, 400.0], slack, loop_ms=5.0) == 1.0
 
 
 def test_understatement_grows_with_the_work_the_timer_missed() -> None:
     # Calls of 40 ms reported as 2 ms: the windows show it, the factor says so.
-    factor = understatement(20.0, 10 * (40.0 + 5.0), 10, 1, loop_ms=5.0)
+    factor = understatement([2.0] * 4, [5.0 + 38.0] * 4, [0.5] * 4, loop_ms=5.0)
     assert factor * UNDERSTATED_REJECT > 1, factor
-    assert math.isinf(understatement(0.0, 50.0, 10, 1, loop_ms=5.0))
-    assert understatement(0.0, 0.0, 0, 0, loop_ms=5.0) == 1.0
+    assert math.isinf(understatement([0.0] * 3, [50.0] * 3, [0.5] * 3, loop_ms=5.0))
+    assert understatement([], [], [], loop_ms=5.0) == 1.0

@@ -3,10 +3,13 @@
 Each worker times its own calls; the parent times every batch's window from outside (the
 candidate's job is frozen outside its windows, see ``_jobs.WorkerJob``). The in-process
 times are the samples, bounded from both sides by the parent's windows: a batch whose
-in-process total exceeds its window cannot be honest (``timer_inconsistent``), and a
-configuration whose windows hold more untimed time than the harness's own loop needs
-(calibrated with empty calls on the reference worker) had its times understated
-(``timer_understated``). See docs/design/timing.md.
+in-process total exceeds its window cannot be honest (``timer_inconsistent``); and when
+the candidate's windows hold more untimed time per call than the eager baseline's (the
+same loop, timed in the same rounds by the trusted reference worker) beyond an allowance
+(medians over the batches), its times are lifted to what the windows show
+(``timing:lifted``), or rejected when they claim less than a quarter of it
+(``timer_understated``). After each candidate batch the parent also reads drawn outputs
+out of the frozen worker (``_output_reads``). See docs/design/timing.md.
 """
 
 from __future__ import annotations
@@ -16,12 +19,21 @@ import random
 import time
 from dataclasses import dataclass, field
 
+import torch
+
 from kerneltrials.tasks import ShapeConfig
 from kerneltrials.verifier import protocol as wire
 from kerneltrials.verifier._options import TimingOptions
 from kerneltrials.verifier.harness._failures import candidate_failure, reference_failure
 from kerneltrials.verifier.harness._jobs import ForgedReply, JobDied, WorkerFailed, WorkerJob
 from kerneltrials.verifier.harness._judge import judge_timing_reply
+from kerneltrials.verifier.harness._output_reads import (
+    OutputReads,
+    UnreadableOutput,
+    check_probability,
+    keeps_outputs,
+    wrong_read_calls,
+)
 from kerneltrials.verifier.harness._session import Outcome, Session
 from kerneltrials.verifier.harness._stats import iqr, median, median_rse
 from kerneltrials.verifier.verdict import Status, TimingStats
@@ -38,7 +50,10 @@ UNDERSTATED_SHARE = 0.25
 LOOP_NOISE_SHARE = 1.0
 #: In-process times that claim less than this share of what the windows show are no
 #: noise: ``integrity:timer_understated``. Between it and the allowance they are lifted.
-UNDERSTATED_REJECT = 0.5
+UNDERSTATED_REJECT = 0.25
+#: Every call's output of a batch is kept until the parent has read the ones it draws: a
+#: batch is made no larger than this much output.
+KEEP_BYTES = 512 * 1024**2
 
 
 @dataclass
@@ -51,15 +66,16 @@ class Side:
     batch: int = 1
     spots_left: int = 0  # spot checks still to do on this configuration (candidate only)
     # The measured batches (no spot check), as the parent saw them: for timer_understated.
-    window_ms: float = 0.0  # their windows, timed by the parent
-    inside_ms: float = 0.0  # the in-process times the worker reported for them
-    window_calls: int = 0
-    window_batches: int = 0
+    # Per measured batch, per call: its window (timed by the parent) less the in-process
+    # times the worker reported; those times; the per-batch slack.
+    untimed_per_call: list[float] = field(default_factory=list)
+    inside_per_call: list[float] = field(default_factory=list)
+    slack_per_call: list[float] = field(default_factory=list)
+    reads: OutputReads | None = None  # the candidate's outputs, read from outside
 
     def reset(self) -> None:
         self.samples_ms, self.wall_s = [], 0.0
-        self.window_ms = self.inside_ms = 0.0
-        self.window_calls = self.window_batches = 0
+        self.untimed_per_call, self.inside_per_call, self.slack_per_call = [], [], []
 
     def done(self, options: TimingOptions) -> bool:
         count = len(self.samples_ms)
@@ -74,9 +90,9 @@ class Side:
     def untimed_ms_per_call(self, loop_ms: float = 0.0) -> float | None:
         """Window time per call that neither the worker's timer nor ``loop_ms`` (the
         timing loop's own time per call) accounts for."""
-        if not self.window_calls:
+        if not self.untimed_per_call:
             return None
-        return (self.window_ms - self.inside_ms) / self.window_calls - loop_ms
+        return median(self.untimed_per_call) - loop_ms
 
     def stats(self, loop_ms: float | None = None) -> TimingStats:
         rse = median_rse(self.samples_ms)
@@ -90,7 +106,8 @@ def _request_times(session: Session, side: Side, config: ShapeConfig, n_calls: i
                    timeout_s: float, rng: random.Random | None = None) -> list[float]:
     spot, spot_path = _spot_fields(session, side, config, n_calls, rng)
     request = wire.Time(config=config.name, mode=side.mode, n_calls=n_calls,
-                        spot=sorted(spot), spot_path=spot_path)
+                        spot=sorted(spot), spot_path=spot_path,
+                        keep=keeps_outputs(session.options))
     try:
         reply = side.worker.request(request, timeout_s)
         outer_s = side.worker.window_s
@@ -112,15 +129,37 @@ def _request_times(session: Session, side: Side, config: ShapeConfig, n_calls: i
             raise Outcome(Status.REJECTED, f"integrity:timer_inconsistent on {config.name}: "
                           f"{sum(times):.1f} ms measured inside, {outer_s * 1000:.1f} ms outside")
         judge_timing_reply(session, config, reply, n_calls, spot_path)
+        if side.reads is not None:
+            _judge_read_outputs(session, side.reads, config, reply)
     if spot:
         # A spot-checked call ran with the compute recorder on and its outputs were saved
         # inside the window: no time of that batch is a sample.
         return []
-    side.window_ms += outer_s * 1000
-    side.inside_ms += sum(times)
-    side.window_calls += n_calls
-    side.window_batches += 1
+    side.untimed_per_call.append((outer_s * 1000 - sum(times)) / n_calls)
+    side.inside_per_call.append(sum(times) / n_calls)
+    side.slack_per_call.append(OUTER_SLACK_S * 1000 / n_calls)
     return list(times)
+
+
+def _judge_read_outputs(session: Session, reads: OutputReads, config: ShapeConfig,
+                        reply: wire.Timed) -> None:
+    """Read the drawn calls' outputs out of the frozen candidate and compare them."""
+    try:
+        wrong = wrong_read_calls(reads, reply, session.reference_pool(config.name),
+                                 session.task.tolerance())
+    except UnreadableOutput as error:
+        raise Outcome(Status.REJECTED, f"integrity:timed_output_unreadable on {config.name}: "
+                      f"{error}") from None
+    session.isolation["timed_output_reads"] = reads.summary()
+    if wrong:
+        raise Outcome(Status.REJECTED, f"integrity:timed_output_mismatch on {config.name}: "
+                      f"{len(wrong)} timed call(s) read from the frozen worker were wrong "
+                      f"(calls {wrong[:5]} of a batch of {len(reply.times_ms)})")
+
+
+def _output_bytes(value: object) -> int:
+    return sum(leaf.numel() * leaf.element_size() for leaf in wire.leaves(value)
+               if isinstance(leaf, torch.Tensor))
 
 
 def _spot_fields(session: Session, side: Side, config: ShapeConfig, n_calls: int,
@@ -146,6 +185,13 @@ def _warm_up(session: Session, side: Side, config: ShapeConfig) -> None:
     times = _request_times(session, side, config, max(1, options.warmup_calls), timeout)
     per_call_s = max(min(times) / 1000, 1e-6)
     side.batch = max(1, min(50, int(options.batch_target_s / per_call_s)))
+    if keeps_outputs(session.options):  # the batch's outputs are all kept at once
+        kept_bytes = _output_bytes(session.reference_pool(config.name)[0])
+        side.batch = max(1, min(side.batch, KEEP_BYTES // max(1, kept_bytes)))
+    if side.reads is not None:
+        expected = int(options.max_measure_s / per_call_s)
+        side.reads.probability = check_probability(
+            max(options.min_calls, min(options.max_calls, expected)))
     side.reset()  # the warm-up's calls are no samples
 
 
@@ -168,8 +214,8 @@ def time_config(session: Session, sides: list[Side], config: ShapeConfig) -> flo
     candidate = next(side for side in sides if side.name == "candidate")
     _final_spot_check(session, candidate, config, rng)
     loop_ms = next(side for side in sides if side.name == "eager").untimed_ms_per_call() or 0.0
-    factor = understatement(candidate.inside_ms, candidate.window_ms, candidate.window_calls,
-                            candidate.window_batches, loop_ms)
+    factor = understatement(candidate.inside_per_call, candidate.untimed_per_call,
+                            candidate.slack_per_call, loop_ms)
     if factor * UNDERSTATED_REJECT > 1:
         raise Outcome(Status.REJECTED, f"integrity:timer_understated on {config.name}: the "
                       f"candidate's timer saw {1 / factor:.0%} of the time its windows "
@@ -181,21 +227,26 @@ def time_config(session: Session, sides: list[Side], config: ShapeConfig) -> flo
     return loop_ms
 
 
-def understatement(inside_ms: float, window_ms: float, calls: int, batches: int,
+def understatement(inside_ms: list[float], untimed_ms: list[float], slack_ms: list[float],
                    loop_ms: float) -> float:
     """By how much the in-process times must grow to explain the windows (1.0: they do).
 
-    ``inside_ms``/``window_ms``: a side's in-process and window totals over ``calls``
-    calls in ``batches`` batches; ``loop_ms``: the timing loop's untimed time per call,
-    from the trusted side. Time beyond the loop and the allowance is work the timer missed.
+    Per measured batch, per call: ``inside_ms`` the worker's times, ``untimed_ms`` the
+    rest of the parent's window, ``slack_ms`` the per-batch slack; ``loop_ms``: the
+    timing loop's untimed time per call, from the trusted side. Medians over the batches,
+    so one batch stalled by the machine moves nothing. Untimed time beyond the loop and
+    the allowance is work the timer missed.
     """
-    if calls <= 0 or inside_ms <= 0:
-        return 1.0 if calls <= 0 or window_ms <= 0 else math.inf
-    inside = inside_ms / calls
-    untimed = (window_ms - inside_ms) / calls - loop_ms
-    allowed = UNDERSTATED_SHARE * inside + LOOP_NOISE_SHARE * loop_ms + (
-        OUTER_SLACK_S * 1000 * batches / calls)
-    return max(1.0, (inside + untimed - allowed) / inside)
+    if not untimed_ms:
+        return 1.0
+    inside = median(inside_ms)
+    untimed = median(untimed_ms) - loop_ms
+    allowed = UNDERSTATED_SHARE * inside + LOOP_NOISE_SHARE * loop_ms + median(slack_ms)
+    if untimed <= allowed:
+        return 1.0
+    if inside <= 0:
+        return math.inf
+    return (inside + untimed - allowed) / inside
 
 
 def _final_spot_check(session: Session, side: Side, config: ShapeConfig,

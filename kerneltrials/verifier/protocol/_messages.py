@@ -176,12 +176,26 @@ class Spot:
 
 
 @dataclass(frozen=True)
+class Region:
+    """Where one output tensor of a timed call lies in the worker's memory (the worker's
+    claim: the parent reads the bytes there itself, with the job frozen)."""
+
+    address: int  # data_ptr(): its first element
+    dtype: str  # e.g. "torch.float32"
+    shape: list[int]
+    strides: list[int]  # in elements
+    device: str
+
+
+@dataclass(frozen=True)
 class Timed:
     times_ms: list[float]
     # Candidate only (None from the reference worker):
     integrity: list[str] = field(default_factory=list)
     kernel_calls: int | None = None
     spots: list[Spot] = field(default_factory=list)
+    #: With ``Time.keep``: each call's output leaves, kept alive until the next batch.
+    outputs: list[list[Region]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -193,6 +207,9 @@ class Time(Request[Timed]):
     n_calls: int
     spot: list[int] = field(default_factory=list)
     spot_path: str | None = None
+    #: Keep every call's output alive until the next batch (both sides alike) and, on the
+    #: candidate, say where each lies: the parent reads the ones it draws (any of them).
+    keep: bool = False
 
 
 @dataclass(frozen=True)

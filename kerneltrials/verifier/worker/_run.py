@@ -20,13 +20,13 @@ import itertools
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import torch
 
 from kerneltrials.verifier import protocol as wire
-from kerneltrials.verifier.protocol import WorkerFault, map_leaves
+from kerneltrials.verifier.protocol import WorkerFault, leaves, map_leaves
 from kerneltrials.verifier.worker._guards import (
     ComputeRecorder,
     perturbed_malloc,
@@ -70,6 +70,15 @@ def describe_output(value: Any, device: str) -> Any:
                 "device": leaf.device.type, "expected_device": device, "layout": str(leaf.layout)}
 
     return map_leaves(value, describe)
+
+
+def output_regions(value: Any) -> list[wire.Region]:
+    """Where each tensor leaf of ``value`` lies (a non-tensor leaf: no region, and the
+    parent's comparison fails on it)."""
+    return [wire.Region(address=leaf.data_ptr(), dtype=str(leaf.dtype), shape=list(leaf.shape),
+                        strides=list(leaf.stride()), device=leaf.device.type)
+            for leaf in leaves(value) if isinstance(leaf, torch.Tensor)
+            and leaf.layout == torch.strided]
 
 
 def _storage_span(tensor: torch.Tensor) -> tuple[int, int]:
@@ -201,7 +210,8 @@ def time_op(state: WorkerState, request: wire.Time) -> wire.Timed:
     if state.role == "candidate" and spot:
         call = _recording(call, spot, recorders,
                           lambda: poison_free_memory(state.output_bytes, state.device))
-    kept: dict[int, Any] = dict.fromkeys(spot)
+    state.kept_outputs = None  # the previous batch's outputs go before this one runs
+    kept: dict[int, Any] = dict.fromkeys(range(request.n_calls) if request.keep else spot)
     if state.tracker is not None:
         state.tracker.reset()
     with torch.no_grad():
@@ -212,7 +222,13 @@ def time_op(state: WorkerState, request: wire.Time) -> wire.Timed:
             raise WorkerFault(kind, f"{type(error).__name__}: {error}", format_exc()) from error
     reply = wire.Timed(times_ms=times_ms)
     if state.role == "candidate":
-        reply = _candidate_timing_report(state, config, times_ms, kept, recorders, request)
+        spots = {index: kept[index] for index in spot}
+        reply = _candidate_timing_report(state, config, times_ms, spots, recorders, request)
+        if request.keep:
+            reply = replace(reply, outputs=[output_regions(kept[index])
+                                            for index in range(request.n_calls)])
+    if request.keep:
+        state.kept_outputs = kept
     rest_threads()  # the other side is timed next: this pool must not hold the cores
     return reply
 

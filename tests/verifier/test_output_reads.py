@@ -1,0 +1,66 @@
+"""Any timed call may be checked (issue 19, item 4): the parent reads the drawn calls'
+outputs out of the frozen candidate (tests/verifier/native_timed/ holds the cheats).
+
+Both cheats are native code with the source scans off: one walks the Python stack to
+learn whether a timed call is spot-checked and does no work otherwise, one hands back
+outputs whose pages are computed only when touched. Each gets through as ``correct``,
+flagged at 10-20x, when the reads are off, which is what makes them a test of the reads.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+import kerneltrials
+from kerneltrials.verifier import QUICK_TIMING, CheckOptions, Status, Verdict
+from kerneltrials.verifier.harness._output_reads import CHEAT_SHARE, MISS_BOUND, check_probability
+
+NATIVE = Path(__file__).parent / "native_timed"
+OPTIONS = CheckOptions(timing=QUICK_TIMING, compile_baseline=False, source_scans=False,
+                       hidden_seed=5)
+CHEATS = {
+    "relu_when_watched": "integrity:timed_output_mismatch",
+    "lazy_output_pages": "integrity:timed_output_unreadable",
+}
+
+
+def verify(name: str, **fields: object) -> Verdict:
+    options = replace(OPTIONS, **fields)  # type: ignore[arg-type]
+    return kerneltrials.check("L1/relu", (NATIVE / f"{name}.py").read_text(), options=options)
+
+
+def _reads_possible(verdict: Verdict) -> None:
+    reads = verdict.isolation.get("timed_output_reads")
+    if reads is not None and not reads.get("read"):
+        pytest.skip(f"the outputs cannot be read here: {reads.get('why')}")
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("name", sorted(CHEATS))
+def test_native_cheat_on_unchecked_calls_is_rejected(name: str) -> None:
+    verdict = verify(name)
+    _reads_possible(verdict)
+    assert verdict.status == Status.REJECTED, (verdict.status, verdict.reasons)
+    assert any(r.startswith(CHEATS[name]) for r in verdict.reasons), verdict.reasons
+
+
+@pytest.mark.timeout(600)
+def test_without_the_reads_the_cheat_gets_through() -> None:
+    # The control: what the reads catch, nothing else in the verifier does.
+    verdict = verify("relu_when_watched", read_timed_outputs=False)
+    assert verdict.status == Status.CORRECT, verdict.reasons
+    assert (verdict.speedup or 0) > 3, verdict.speedup
+
+
+def test_the_check_probability_meets_the_bound() -> None:
+    for calls in (1, 5, 20, 60, 200, 400, 2400):
+        p = check_probability(calls)
+        assert 0 < p <= 1
+        escape = (1 - p) ** (CHEAT_SHARE * calls)
+        assert escape <= MISS_BOUND * (1 + 1e-9), (calls, p, escape)
+    assert check_probability(20) >= 0.999  # quick timing: nearly every call is read
+    assert math.isclose(check_probability(400), 1 - MISS_BOUND ** (1 / 20))
