@@ -65,9 +65,8 @@ class Side:
     wall_s: float = 0.0
     batch: int = 1
     spots_left: int = 0  # spot checks still to do on this configuration (candidate only)
-    # The measured batches (no spot check), as the parent saw them: for timer_understated.
-    # Per measured batch, per call: its window (timed by the parent) less the in-process
-    # times the worker reported; those times; the per-batch slack.
+    # Per measured batch (no spot check), per call, for timer_understated: its window
+    # (timed by the parent) less the in-process times; those times; the per-batch slack.
     untimed_per_call: list[float] = field(default_factory=list)
     inside_per_call: list[float] = field(default_factory=list)
     slack_per_call: list[float] = field(default_factory=list)
