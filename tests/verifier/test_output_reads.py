@@ -17,7 +17,14 @@ import pytest
 
 import kerneltrials
 from kerneltrials.verifier import QUICK_TIMING, CheckOptions, Status, Verdict
-from kerneltrials.verifier.harness._output_reads import CHEAT_SHARE, MISS_BOUND, check_probability
+from kerneltrials.verifier.harness._output_reads import (
+    CHEAT_SHARE,
+    MISS_BOUND,
+    UnreadableOutput,
+    _read_region,
+    check_probability,
+)
+from kerneltrials.verifier.protocol import Region
 
 NATIVE = Path(__file__).parent / "native_timed"
 OPTIONS = CheckOptions(timing=QUICK_TIMING, compile_baseline=False, source_scans=False,
@@ -64,3 +71,12 @@ def test_the_check_probability_meets_the_bound() -> None:
         assert escape <= MISS_BOUND * (1 + 1e-9), (calls, p, escape)
     assert check_probability(20) >= 0.999  # quick timing: nearly every call is read
     assert math.isclose(check_probability(400), 1 - MISS_BOUND ** (1 / 20))
+
+
+def test_an_output_said_to_be_off_the_host_is_unreadable_not_skipped() -> None:
+    # The region is the candidate's claim: claiming device memory must not switch the
+    # reads off (which a privilege error would), it is a rejection.
+    region = Region(address=0x1000, dtype="torch.float32", shape=[4], strides=[1],
+                    device="cuda")
+    with pytest.raises(UnreadableOutput, match="cuda"):
+        _read_region(None, 1, region)  # type: ignore[arg-type]
