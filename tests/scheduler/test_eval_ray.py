@@ -119,7 +119,9 @@ def _kill_group(pid: int) -> None:
 
 
 def _ray_run_workers() -> set[int]:
-    """PIDs of Ray workers executing a run job (Ray titles them ``ray::_remote_run``)."""
+    """PIDs of this test's Ray workers executing a run job (Ray titles them
+    ``ray::_remote_run``); only descendants of this process, so a suite running beside this
+    one keeps its own workers."""
     pids = set()
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -128,9 +130,22 @@ def _ray_run_workers() -> set[int]:
             command = (entry / "cmdline").read_bytes().replace(b"\0", b" ")
         except OSError:
             continue
-        if command.startswith(b"ray::_remote_run"):
+        if command.startswith(b"ray::_remote_run") and _descends_from_us(int(entry.name)):
             pids.add(int(entry.name))
     return pids
+
+
+def _descends_from_us(pid: int) -> bool:
+    ours = os.getpid()
+    while pid > 1:
+        if pid == ours:
+            return True
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            return False
+        pid = int(stat[stat.rindex(")") + 2:].split()[1])  # the field after the state
+    return False
 
 
 def _kill_next_run_worker(killed: set[int], limit_s: float) -> int:

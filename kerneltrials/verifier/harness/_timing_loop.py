@@ -51,6 +51,10 @@ LOOP_NOISE_SHARE = 1.0
 #: In-process times that claim less than this share of what the windows show are no
 #: noise: ``integrity:timer_understated``. Between it and the allowance they are lifted.
 UNDERSTATED_REJECT = 0.25
+#: A rejection is decided on at least this many measured batches of the candidate and of
+#: the eager baseline: when fewer show it (a quick sweep times one or two), more rounds are
+#: timed first, since one batch stalled by a loaded machine can look the same.
+CONFIRM_BATCHES = 5
 #: Every call's output of a batch is kept until the parent has read the ones it draws: a
 #: batch is made no larger than this much output.
 KEEP_BYTES = 512 * 1024**2
@@ -211,14 +215,16 @@ def time_config(session: Session, sides: list[Side], config: ShapeConfig) -> flo
                                               session.options.call_timeout_s, rng)
             side.wall_s += time.monotonic() - started
     candidate = next(side for side in sides if side.name == "candidate")
+    eager = next(side for side in sides if side.name == "eager")
+    factor, loop_ms = _window_factor(candidate, eager)
+    if factor * UNDERSTATED_REJECT > 1 and _confirm(session, [candidate, eager], config, rng):
+        factor, loop_ms = _window_factor(candidate, eager)
     _final_spot_check(session, candidate, config, rng)
-    loop_ms = next(side for side in sides if side.name == "eager").untimed_ms_per_call() or 0.0
-    factor = understatement(candidate.inside_per_call, candidate.untimed_per_call,
-                            candidate.slack_per_call, loop_ms)
     if factor * UNDERSTATED_REJECT > 1:
         raise Outcome(Status.REJECTED, f"integrity:timer_understated on {config.name}: the "
                       f"candidate's timer saw {1 / factor:.0%} of the time its windows "
-                      f"show beyond the timing loop ({loop_ms:.3f} ms per call)")
+                      f"show beyond the timing loop ({loop_ms:.3f} ms per call, "
+                      f"{len(candidate.untimed_per_call)} batches)")
     if factor > 1:  # the in-process times never lower a time
         candidate.samples_ms = [t * factor for t in candidate.samples_ms]
         session.reasons.append(f"timing:lifted on {config.name}: candidate times x{factor:.2f} "
@@ -226,21 +232,48 @@ def time_config(session: Session, sides: list[Side], config: ShapeConfig) -> flo
     return loop_ms
 
 
+def _window_factor(candidate: Side, eager: Side) -> tuple[float, float]:
+    """The candidate's understatement factor, and the loop time per call it is read against."""
+    loop_ms = eager.untimed_ms_per_call() or 0.0
+    spread = iqr(eager.untimed_per_call) if len(eager.untimed_per_call) > 1 else 0.0
+    return understatement(candidate.inside_per_call, candidate.untimed_per_call,
+                          candidate.slack_per_call, loop_ms, spread), loop_ms
+
+
+def _confirm(session: Session, sides: list[Side], config: ShapeConfig,
+             rng: random.Random) -> bool:
+    """Time more rounds until every side has ``CONFIRM_BATCHES`` measured batches; false
+    when each already had them (the evidence stands as it is)."""
+    if all(len(side.untimed_per_call) >= CONFIRM_BATCHES for side in sides):
+        return False
+    for _ in range(3 * CONFIRM_BATCHES):  # spot-checked batches measure nothing
+        order = [side for side in sides if len(side.untimed_per_call) < CONFIRM_BATCHES]
+        if not order:
+            break
+        rng.shuffle(order)
+        for side in order:
+            side.samples_ms += _request_times(session, side, config, side.batch,
+                                              session.options.call_timeout_s, rng)
+    return True
+
+
 def understatement(inside_ms: list[float], untimed_ms: list[float], slack_ms: list[float],
-                   loop_ms: float) -> float:
+                   loop_ms: float, loop_spread_ms: float = 0.0) -> float:
     """By how much the in-process times must grow to explain the windows (1.0: they do).
 
     Per measured batch, per call: ``inside_ms`` the worker's times, ``untimed_ms`` the
     rest of the parent's window, ``slack_ms`` the per-batch slack; ``loop_ms``: the
-    timing loop's untimed time per call, from the trusted side. Medians over the batches,
-    so one batch stalled by the machine moves nothing. Untimed time beyond the loop and
+    timing loop's untimed time per call, from the trusted side, and ``loop_spread_ms`` its
+    spread over the batches (how noisy the machine is now). Medians over the batches, so
+    one batch stalled by the machine moves nothing. Untimed time beyond the loop and
     the allowance is work the timer missed.
     """
     if not untimed_ms:
         return 1.0
     inside = median(inside_ms)
     untimed = median(untimed_ms) - loop_ms
-    allowed = UNDERSTATED_SHARE * inside + LOOP_NOISE_SHARE * loop_ms + median(slack_ms)
+    allowed = (UNDERSTATED_SHARE * inside + LOOP_NOISE_SHARE * loop_ms + loop_spread_ms
+               + median(slack_ms))
     if untimed <= allowed:
         return 1.0
     if inside <= 0:
