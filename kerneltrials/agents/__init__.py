@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from kerneltrials.agents._errors import (
     AgentError,
+    EndpointUnreachable,
     MissingAPIKey,
     MissingSDK,
     ProviderError,
@@ -58,6 +59,7 @@ __all__ = [
     "CallKey",
     "Completion",
     "Message",
+    "EndpointUnreachable",
     "MissingAPIKey",
     "MissingSDK",
     "ModelPrice",

@@ -56,6 +56,17 @@ class ProviderUserError(AgentError):
     """A failure the user must fix (key, model, SDK, request); never retried."""
 
 
+class EndpointUnreachable(ProviderUserError):
+    """Before a run, nothing answered at the provider's address: the address (or the
+    server) is what to fix, so the run does not start."""
+
+    def __init__(self, provider: str, address: str, detail: str) -> None:
+        super().__init__(f"{provider}: cannot reach {address}: {detail} (is the server "
+                         "running? check --base-url)")
+        self.provider = provider
+        self.address = address
+
+
 class MissingAPIKey(ProviderUserError):
     """The provider needs an API key and the environment variable holding it is unset."""
 

@@ -85,7 +85,8 @@ class Provider(ABC):
     Overridable defaults (class attributes, or constructor options of the same name):
     ``max_concurrency`` (calls in flight at once on this instance), ``max_attempts``,
     ``backoff_base_s``, ``backoff_max_s``, ``max_retry_after_s``, ``timeout_s`` (per HTTP
-    request). Hook: ``should_retry(error)``.
+    request). Hook: ``should_retry(error)``. ``retry_observer``, when set, hears of every
+    failed try that will be tried again (``eval`` shows them on the console).
     """
 
     name: ClassVar[str] = "provider"
@@ -125,6 +126,17 @@ class Provider(ABC):
         self.prices = prices if isinstance(prices, PriceTable) else load_price_table(prices)
         self._semaphore = threading.BoundedSemaphore(self.max_concurrency)
         self._local = threading.local()
+        self.retry_observer: Callable[[str], None] | None = None
+
+    def preflight(self) -> None:  # noqa: B027 - a hook with a default, not abstract
+        """One cheap request before a run starts any work, so that a wrong address or a
+        rejected key is said at once (not as an ``error`` on every task). The default
+        (local providers: replay, reference) checks nothing.
+
+        Raises:
+            EndpointUnreachable: nothing answers at the provider's address.
+            RequestRefused: the server rejected the API key.
+        """
 
     @property
     def spec(self) -> str:
@@ -198,7 +210,11 @@ class Provider(ABC):
                     raise
                 last_error = error
                 if attempt < self.max_attempts:
-                    time.sleep(self.backoff_delay_s(attempt, error))
+                    delay_s = self.backoff_delay_s(attempt, error)
+                    if self.retry_observer is not None:
+                        self.retry_observer(f"{error}; try {attempt + 1} of {self.max_attempts} "
+                                            f"in {delay_s:.0f} s")
+                    time.sleep(delay_s)
                 continue
             return replace(completion, latency_s=time.monotonic() - start, attempts=attempt)
         raise ProviderUnavailable(

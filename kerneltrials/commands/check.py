@@ -56,15 +56,15 @@ def check(task: str, candidates: tuple[Path, ...], backend: str, profile: str | 
         return
     if len(candidates) != 1 or candidates[0].is_dir():
         fail("one candidate file at a time (several files or directories need --static-only)")
+    candidate = candidates[0]
+    try:  # before the verifier's imports (torch: seconds), so a typo is told at once
+        source = candidate.read_text()
+    except OSError as error:
+        fail(f"cannot read candidate {candidate}: {error.strerror}")
     from kerneltrials.tasks import TaskError
     from kerneltrials.verifier import QUICK_TIMING, CheckOptions
     from kerneltrials.verifier import check as run_check
 
-    candidate = candidates[0]
-    try:
-        source = candidate.read_text()
-    except OSError as error:
-        fail(f"cannot read candidate {candidate}: {error.strerror}")
     try:
         with stderr_console.status("verifying…") as status:
             verdict = run_check(

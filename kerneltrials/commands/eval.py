@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import shlex
+import sys
 import threading
 from collections import Counter
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -38,6 +42,7 @@ class RichReporter:
         self.bar: Any = None
         self._spend: Any = None
         self._lock = threading.Lock()
+        self.retries = 0  # failed LLM calls tried again
 
     def on_start(self, run: str, total: int, already_done: int) -> None:
         self.progress.start()
@@ -62,6 +67,12 @@ class RichReporter:
             self.progress.update(self.bar, completed=self.done)
             if self._spend is not None:
                 self._refresh(self._spend)
+
+    def on_provider_retry(self, message: str) -> None:
+        """A failed LLM call that will be tried again, printed above the bar as it happens."""
+        self.retries += 1
+        self.progress.console.print(f"[yellow]model call failed[/]: {message}", highlight=False,
+                                    soft_wrap=True)
 
     def fast_1(self) -> float | None:
         """fast_1 over the tasks finished so far, by the rules of the final table
@@ -110,6 +121,9 @@ class RichReporter:
 @click.option("--samples", type=int, default=None, help="Samples per task (best-of-n).")
 @click.option("--rounds", type=int, default=None, help="Rounds per task (refine, coder-judge).")
 @click.option("--base-url", default=None, help="Server of an openai-compatible model.")
+@click.option("--max-attempts", type=click.IntRange(1, 100), default=None,
+              help="Tries per LLM call before the task is recorded as `error` (rate limits, "
+                   "server errors; waits grow between tries) [default: 6].")
 @click.option("--record", "record_path", default=None, type=click.Path(dir_okay=False),
               help="Also write every LLM call to this JSONL (rerun it with --model replay:FILE).")
 @click.option("--compile-baseline/--no-compile-baseline", default=True, show_default=True,
@@ -123,7 +137,8 @@ def eval_command(model: str, agent: str, backend: str, selector: str, profile: s
                  run_name: str | None, db: str | None, executor: str, ray_address: str | None,
                  max_concurrency: int, max_cost: float | None, resume: bool,
                  hidden_seed: int | None, samples: int | None, rounds: int | None,
-                 base_url: str | None, record_path: str | None, compile_baseline: bool,
+                 base_url: str | None, max_attempts: int | None, record_path: str | None,
+                 compile_baseline: bool,
                  quick: bool, error_retries: int, as_json: bool) -> None:
     """Evaluate MODEL with AGENT on the selected tasks; every verdict is stored at once.
 
@@ -143,7 +158,7 @@ def eval_command(model: str, agent: str, backend: str, selector: str, profile: s
                         ray_address=ray_address, max_concurrency=max_concurrency,
                         max_cost_usd=max_cost, resume=resume, hidden_seed=hidden_seed,
                         check=check, strategy_options=strategy_options,
-                        provider_options={"base_url": base_url} if base_url else {},
+                        provider_options=_provider_options(base_url, max_attempts),
                         record_path=record_path, error_retries=error_retries)
     reporter = RichReporter()
     try:
@@ -155,16 +170,60 @@ def eval_command(model: str, agent: str, backend: str, selector: str, profile: s
     if as_json:
         print_json({"run": summary.run, "status": summary.status, "stop_reason": summary.stop_reason,
                     "episodes": summary.episodes,
+                    "resume": _resume_command(summary) if summary.status != "finished" else None,
                     "score": summary.score.to_json() if summary.score is not None else None})
-        return
-    _print_summary(summary)
+    else:
+        _print_summary(summary)
+    _exit_for(summary)
+
+
+#: How ``eval`` exits: 0 finished, 1 stopped early or with provider failures (the cause is
+#: the last line), 128 + the signal's number when a signal interrupted it.
+def _exit_code(summary: Any) -> int:
+    if summary.signal is not None:
+        return 128 + int(summary.signal)
+    if summary.status != "finished" or "provider_error" in summary.episodes.values():
+        return 1
+    return 0
+
+
+def _exit_for(summary: Any) -> None:
+    code = _exit_code(summary)
+    if summary.signal is not None:
+        # An episode abandoned after the grace period may still hold a thread (an LLM
+        # call in flight): the store is consistent and the run marked, so do not wait.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    if code:
+        sys.exit(code)
+
+
+def _resume_command(summary: Any) -> str:
+    from kerneltrials.results import resolve_db_path
+
+    command = f"kerneltrials eval --resume --run {shlex.quote(summary.run)}"
+    if summary.db and Path(summary.db).resolve() != resolve_db_path().resolve():
+        command += f" --db {shlex.quote(summary.db)}"
+    return command
+
+
+def _provider_options(base_url: str | None, max_attempts: int | None) -> dict[str, Any]:
+    options: dict[str, Any] = {"base_url": base_url, "max_attempts": max_attempts}
+    return {key: value for key, value in options.items() if value is not None}
 
 
 def _print_summary(summary: Any) -> None:
     from kerneltrials.commands.score import print_report
 
-    note = f" ({summary.stop_reason}; continue with --resume --run {summary.run})" \
-        if summary.status == "stopped" else ""
-    stdout_console.print(f"run [bold]{summary.run}[/]: {summary.status}{note}", highlight=False)
     if summary.score is not None:
         print_report(summary.score)
+    failed = sorted(t for t, outcome in summary.episodes.items() if outcome == "provider_error")
+    if summary.status == "finished" and not failed:
+        stdout_console.print(f"run [bold]{summary.run}[/]: finished", highlight=False)
+        return
+    cause = summary.stop_reason or "not every task finished"
+    stderr_console.print(f"run [bold]{summary.run}[/]: {summary.status} ({cause})",
+                         highlight=False, soft_wrap=True)
+    stderr_console.print(f"continue with: [bold]{_resume_command(summary)}[/]", highlight=False,
+                         soft_wrap=True)

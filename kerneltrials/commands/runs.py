@@ -180,6 +180,7 @@ def metadata_table(run: RunRecord) -> Table:
         "backend",
         "profile",
         "status",
+        "stop_reason",
         "started_at",
         "ended_at",
         "harness_version",

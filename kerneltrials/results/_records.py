@@ -17,7 +17,9 @@ from typing import Any
 from kerneltrials.verifier.verdict import Verdict, migrate_verdict
 
 RECORD_VERSION = 1
-RUN_STATUSES = ("running", "finished", "stopped")
+#: ``stopped``: the run ended early on its own terms (``--max-cost``, a provider that
+#: rejects the key); ``interrupted``: a signal ended it. Both resume with ``--resume``.
+RUN_STATUSES = ("running", "finished", "stopped", "interrupted")
 
 
 def canonical_json(value: Any) -> str:
@@ -54,10 +56,11 @@ class RunRecord:
     hidden_seed: int | None
     started_at: str  # ISO 8601, UTC
     ended_at: str | None
-    status: str  # running / finished / stopped
+    status: str  # running / finished / stopped / interrupted
     config: dict[str, Any]  # every eval option, as given
     task_ids: list[str]  # the selection: the fast_p denominator
     hidden: bool = False  # a test run: kept in the store, left off the leaderboard
+    stop_reason: str | None = None  # why a stopped or interrupted run ended
     version: int = RECORD_VERSION
 
     @classmethod
@@ -81,6 +84,7 @@ class RunRecord:
             config=_loads(row["config"], {}),
             task_ids=_loads(row["task_ids"], []),
             hidden=bool(row["hidden"]),
+            stop_reason=row["stop_reason"],
         )
 
     def to_dict(self) -> dict[str, Any]:

@@ -16,6 +16,11 @@ only reads them, and never scores (docs/design/leaderboard.md, "Scores are store
 
 Version 3 adds ``runs.hidden``: a run its owner marked as a test run (``kerneltrials runs
 hide``); it stays in the store, and the leaderboard leaves it out.
+
+Version 4 lets a run end ``interrupted`` (a signal stopped ``eval``) and records why any
+run stopped (``runs.stop_reason``). A CHECK constraint cannot be altered in SQLite: the
+``runs`` table is rebuilt, with foreign keys off for the migration so that dropping the
+old table does not cascade into the attempts that refer to it.
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ from kerneltrials.results._errors import SchemaVersionError
 from kerneltrials.results._records import hardware_key
 from kerneltrials.results._scoring import rescore_connection
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 #: the stored score reports (``scoring.standard_report`` as JSON, layout ``version``): a
 #: run's, and the re-measured ones of a verification
@@ -74,10 +79,11 @@ CREATE TABLE IF NOT EXISTS runs (
     started_at TEXT NOT NULL,                     -- ISO 8601 UTC
     ended_at TEXT,
     status TEXT NOT NULL DEFAULT 'running'
-        CHECK (status IN ('running', 'finished', 'stopped')),
+        CHECK (status IN ('running', 'finished', 'stopped', 'interrupted')),
     config TEXT NOT NULL DEFAULT '{}',            -- JSON: the eval options
     task_ids TEXT NOT NULL DEFAULT '[]',          -- JSON list: the selection (denominator)
-    hidden INTEGER NOT NULL DEFAULT 0             -- 1: a test run, left off the leaderboard
+    hidden INTEGER NOT NULL DEFAULT 0,            -- 1: a test run, left off the leaderboard
+    stop_reason TEXT                              -- why a stopped or interrupted run ended
 );
 
 CREATE TABLE IF NOT EXISTS attempts (
@@ -181,11 +187,24 @@ def _migrate_2_to_3(connection: sqlite3.Connection) -> None:
     connection.execute("ALTER TABLE runs ADD COLUMN hidden INTEGER NOT NULL DEFAULT 0")
 
 
+def _migrate_3_to_4(connection: sqlite3.Connection) -> None:
+    """v3 -> v4: ``interrupted`` among the run statuses, and ``runs.stop_reason``: the
+    table is rebuilt from the current definition and every row copied."""
+    definition = SCHEMA[SCHEMA.index("CREATE TABLE IF NOT EXISTS runs ("):]
+    definition = definition[:definition.index(");") + 2]
+    connection.execute(definition.replace("IF NOT EXISTS runs (", "runs_v4 ("))
+    columns = ", ".join(row[1] for row in connection.execute("PRAGMA table_info(runs)"))
+    connection.execute(f"INSERT INTO runs_v4 ({columns}) SELECT {columns} FROM runs")
+    connection.execute("DROP TABLE runs")
+    connection.execute("ALTER TABLE runs_v4 RENAME TO runs")
+
+
 #: from-version -> the step that brings a database to from-version + 1
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     0: _migrate_0_to_1,
     1: _migrate_1_to_2,
     2: _migrate_2_to_3,
+    3: _migrate_3_to_4,
 }
 
 
@@ -208,6 +227,10 @@ def ensure_schema(connection: sqlite3.Connection) -> int:
     """
     if read_version(connection) == SCHEMA_VERSION:
         return SCHEMA_VERSION
+    # A table rebuild (v3 -> v4) must not cascade; the pragma only takes outside a
+    # transaction, and the foreign keys are checked before the migration commits.
+    foreign_keys = connection.execute("PRAGMA foreign_keys").fetchone()[0]
+    connection.execute("PRAGMA foreign_keys = OFF")
     connection.execute("BEGIN IMMEDIATE")
     try:
         version = read_version(connection)
@@ -225,8 +248,13 @@ def ensure_schema(connection: sqlite3.Connection) -> int:
             "INSERT OR REPLACE INTO schema_meta (key, value) VALUES ('schema_version', ?)",
             (str(SCHEMA_VERSION),),
         )
+        broken = connection.execute("PRAGMA foreign_key_check").fetchall()
+        if broken:
+            raise sqlite3.DatabaseError(f"migration left {len(broken)} dangling reference(s)")
         connection.execute("COMMIT")
     except BaseException:
         connection.execute("ROLLBACK")
         raise
+    finally:
+        connection.execute(f"PRAGMA foreign_keys = {'ON' if foreign_keys else 'OFF'}")
     return before

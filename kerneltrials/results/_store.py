@@ -116,15 +116,18 @@ class ResultsStore(SharedTables):
         rows = self._query("SELECT * FROM runs ORDER BY started_at DESC, id DESC")
         return [RunRecord.from_row(row) for row in rows]
 
-    def finish_run(self, run: str | RunRecord, status: str = "finished") -> RunRecord:
-        """Mark a run ``finished`` (or ``stopped``: e.g. ``--max-cost`` hit) and stamp its end."""
+    def finish_run(self, run: str | RunRecord, status: str = "finished",
+                   reason: str | None = None) -> RunRecord:
+        """Mark a run ``finished``, ``stopped`` (e.g. ``--max-cost`` hit) or ``interrupted``
+        (a signal), with ``reason`` why it ended early, and stamp its end."""
         if status not in RUN_STATUSES[1:]:
-            raise ValueError(f"finish status must be finished or stopped, not {status!r}")
+            raise ValueError(f"finish status must be one of {', '.join(RUN_STATUSES[1:])}, "
+                             f"not {status!r}")
         record = self._resolve_run(run)
         with self._write() as connection:
             connection.execute(
-                "UPDATE runs SET status = ?, ended_at = ? WHERE id = ?",
-                (status, now_iso(), record.id),
+                "UPDATE runs SET status = ?, ended_at = ?, stop_reason = ? WHERE id = ?",
+                (status, now_iso(), reason, record.id),
             )
         return self.get_run(record.name)
 
@@ -133,7 +136,8 @@ class ResultsStore(SharedTables):
         record = self._resolve_run(run)
         with self._write() as connection:
             connection.execute(
-                "UPDATE runs SET status = 'running', ended_at = NULL WHERE id = ?", (record.id,)
+                "UPDATE runs SET status = 'running', ended_at = NULL, stop_reason = NULL "
+                "WHERE id = ?", (record.id,)
             )
         return self.get_run(record.name)
 

@@ -11,6 +11,7 @@ from kerneltrials.sandbox._base import (
 )
 from kerneltrials.sandbox._env import build_job_env, redact
 from kerneltrials.sandbox._freezer import FreezeError
+from kerneltrials.sandbox._live import stop_live_jobs
 from kerneltrials.sandbox._memory import (
     MemoryReadError,
     ProcessNotInJobError,
@@ -45,4 +46,5 @@ __all__ = [
     "register_sandbox",
     "resolve_sandbox",
     "sandbox_names",
+    "stop_live_jobs",
 ]

@@ -121,6 +121,11 @@ class SandboxedProcess(ABC):
     def kill(self, reason: str = "killed") -> ExitInfo:
         """Kill the job and everything it started; returns how it ended."""
 
+    def stop_now(self) -> None:
+        """Kill the job's processes from any thread, frozen or not, without waiting: the
+        thread that owns the job sees it die and records how it ended (``kill``)."""
+        self.kill("interrupted")
+
     def cpu_time_s(self) -> float | None:
         """CPU seconds the job has used so far (its cgroup's account; the job cannot
         change it), or ``None`` where this machine does not account it."""

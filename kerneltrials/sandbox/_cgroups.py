@@ -15,17 +15,24 @@ the machine has it: the harness reads it from outside, so the job cannot touch i
 A job's cgroup is nested under the harness's own cgroup, so the harness's own limits keep
 applying. The child joins it before ``exec`` (see :meth:`JobCgroup.enter`), so every
 descendant is inside from its first instruction. See docs/design/sandbox.md.
+
+A job's cgroup is named after the process that made it (``kt-<label>-<pid>-<random>``).
+A harness killed outright (SIGKILL, a lost Ray worker) cannot clean up, and a job it had
+frozen between requests would stay frozen, holding its memory, for ever: every harness
+that makes a cgroup first sweeps those whose maker is gone (thawed, killed, removed).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import signal
 import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kerneltrials._pids import pid_alive
 from kerneltrials.sandbox._base import SandboxLimits
 from kerneltrials.sandbox._freezer import Freezer, freezer_for
 from kerneltrials.sandbox._hostcgroup import cpu_breakdown, mount_points, read_or_empty
@@ -37,6 +44,11 @@ _CPU_ACCOUNTING = "cpuacct"
 #: Optional: the v1 freezer (v2 has cgroup.freeze in every non-root cgroup).
 _FREEZER = "freezer"
 _OPTIONAL = (_CPU_ACCOUNTING, _FREEZER)
+#: A job cgroup's name: its label, the pid of the harness that made it, a random part.
+_JOB_NAME = re.compile(r"^kt-.+-(?P<owner>\d+)-[0-9a-f]{8}$")
+#: Sweeping for orphans at most this often per process (listing is cheap, not free).
+SWEEP_INTERVAL_S = 30.0
+_last_sweep = 0.0
 
 
 @dataclass
@@ -144,10 +156,14 @@ def create_job_cgroup(label: str, limits: SandboxLimits) -> tuple[JobCgroup | No
     Returns ``(None, reasons)`` when this machine offers no usable cgroup; the job then
     runs without memory/pids limits and the reasons go into its ``isolation`` report.
     """
-    name = f"kt-{_safe(label)}-{uuid.uuid4().hex[:8]}"
+    name = f"kt-{_safe(label)}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     parents, reason = find_cgroup_parents()
     if parents is None:
         return None, [reason]
+    global _last_sweep
+    if time.monotonic() - _last_sweep > SWEEP_INTERVAL_S:
+        _last_sweep = time.monotonic()
+        sweep_orphan_cgroups(parents)
     version = 2 if len(set(parents.values())) == 1 and _is_v2(next(iter(parents.values()))) else 1
     dirs = {controller: parent / name for controller, parent in parents.items()}
     try:
@@ -158,6 +174,32 @@ def create_job_cgroup(label: str, limits: SandboxLimits) -> tuple[JobCgroup | No
     cgroup = JobCgroup(version, dirs)
     missing = _apply_limits(cgroup, limits)
     return cgroup, missing
+
+
+def sweep_orphan_cgroups(parents: dict[str, Path]) -> list[str]:
+    """Kill and remove every job cgroup under ``parents`` whose maker is no longer alive
+    (its jobs thawed first: a frozen task's SIGKILL waits for the thaw). Returns the
+    names removed."""
+    names: set[str] = set()
+    for parent in set(parents.values()):
+        try:
+            names.update(entry.name for entry in parent.iterdir() if entry.is_dir())
+        except OSError:
+            continue
+    version = 2 if len(set(parents.values())) == 1 and _is_v2(next(iter(parents.values()))) else 1
+    swept = []
+    for name in sorted(names):
+        match = _JOB_NAME.match(name)
+        if match is None or pid_alive(int(match["owner"])):
+            continue
+        dirs = {c: parent / name for c, parent in parents.items() if (parent / name).is_dir()}
+        if not dirs:
+            continue
+        orphan = JobCgroup(version, dirs)
+        orphan.kill_all(deadline_s=2.0)
+        orphan.remove()
+        swept.append(name)
+    return swept
 
 
 def _apply_limits(cgroup: JobCgroup, limits: SandboxLimits) -> list[str]:

@@ -42,8 +42,9 @@ from kerneltrials.sandbox._container_host import (
     peer_lookup_works,
 )
 from kerneltrials.sandbox._env import redact, trim
-from kerneltrials.sandbox._freezer import Freezer
+from kerneltrials.sandbox._freezer import FreezeError, Freezer
 from kerneltrials.sandbox._job import is_cpu_limit_hit, sanitize_job_env, signal_from_returncode
+from kerneltrials.sandbox._live import track
 from kerneltrials.sandbox._privilege import hand_over, privilege_report, resolve_job_user
 from kerneltrials.sandbox._registry import register_sandbox
 from kerneltrials.sandbox._view import runtime_paths, view_report
@@ -154,6 +155,18 @@ class DockerJob(SandboxedProcess):
         except docker.errors.APIError:
             pass  # already exited
         return self._finish(timed_out=reason == "timeout")
+
+    def stop_now(self) -> None:
+        if self._exit is not None:
+            return
+        try:
+            if self._freezer.is_frozen():  # an engine may refuse to kill a paused container
+                self._host.kill_frozen()
+                self._freezer.thaw()
+            self.container.kill()
+        except (docker.errors.APIError, requests.exceptions.RequestException, OSError,
+                FreezeError):
+            pass  # already exited, or the engine is gone (the owner's kill reports it)
 
     def _read_pid(self) -> int:
         try:
@@ -299,7 +312,7 @@ class DockerSandbox(Sandbox):
         isolation = self.features()
         isolation["scratch_quota_bytes"] = job.limits.scratch_bytes
         isolation["channel_holder"] = "socket-inode" if self._peer_lookup else "peercred"
-        return DockerJob(container, relay, job, isolation)
+        return track(DockerJob(container, relay, job, isolation))
 
     def _argv(self, job: JobSpec) -> list[str]:
         argv = list(job.argv)

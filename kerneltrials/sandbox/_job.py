@@ -194,3 +194,6 @@ class ProcessJob(SandboxedProcess):
     def kill(self, reason: str = "killed") -> ExitInfo:
         self._kill_everything()
         return self._finish(timed_out=reason == "timeout")
+
+    def stop_now(self) -> None:
+        self._kill_everything()  # SIGKILL reaches frozen tasks too

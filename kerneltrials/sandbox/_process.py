@@ -29,6 +29,7 @@ from kerneltrials.sandbox._cgroups import JobCgroup, create_job_cgroup
 from kerneltrials.sandbox._channel import CHANNEL_ENV
 from kerneltrials.sandbox._freezer import Freezer, SigstopFreezer
 from kerneltrials.sandbox._job import ProcessJob, sanitize_job_env
+from kerneltrials.sandbox._live import track
 from kerneltrials.sandbox._namespaces import level_command, probe_level, resolve_isolation_level
 from kerneltrials.sandbox._privilege import (
     hand_over,
@@ -131,7 +132,8 @@ class ProcessSandbox(Sandbox):
             raise SandboxStartError(f"cannot start {job.label}: {error}") from error
         finally:
             child_end.close()
-        return ProcessJob(popen, parent_end, job, log_dir, cgroup, isolation, freezer, peer_inode)
+        return track(ProcessJob(popen, parent_end, job, log_dir, cgroup, isolation, freezer,
+                                peer_inode))
 
     def _check_can_start(self, job: JobSpec) -> None:
         """A job that could not start unprivileged is the harness's failure, said early."""

@@ -4,14 +4,20 @@ An episode is one task's agent session. Episodes run in threads (``max_concurren
 each verdict comes from the executor (Ray by default) and is committed the moment it
 exists; a finished episode is marked so ``resume`` skips it. An ``error`` verdict is the
 machine's fault: the attempt is verified again (``error_retries``) before it is stored,
-and one that stays ``error`` is excluded from the score. See docs/design/eval.md.
+and one that stays ``error`` is excluded from the score.
+
+A SIGINT or SIGTERM (``_interrupts``) stops it: no new episode starts, the verifications
+in flight are cancelled (their jobs killed, their attempts not stored), and the run is
+marked ``interrupted`` within seconds; a second signal stops waiting at once. See
+docs/design/eval.md.
 """
 
 from __future__ import annotations
 
 import secrets
 import threading
-from concurrent.futures import ThreadPoolExecutor
+import time
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
@@ -27,7 +33,8 @@ from kerneltrials.agents import (
 )
 from kerneltrials.results import ResultsStore, RunRecord, open_store, score_run
 from kerneltrials.scheduler._budget import BudgetedProvider, BudgetExhausted, Spend
-from kerneltrials.scheduler._executor import Executor, resolve_executor
+from kerneltrials.scheduler._executor import Executor, VerificationCancelled, resolve_executor
+from kerneltrials.scheduler._interrupts import Interrupts
 from kerneltrials.scheduler._provenance import git_commit, task_set_version
 from kerneltrials.scheduler._selector import select_tasks
 from kerneltrials.tasks import TaskSpec
@@ -69,6 +76,9 @@ class EvalReporter(Protocol):
 
     def on_episode(self, task_id: str, outcome: str) -> None: ...
 
+    # Optional: ``on_provider_retry(message)``, told of every failed LLM call that will be
+    # tried again (rate limits, server errors, an unreachable endpoint).
+
 
 class _SilentReporter:
     def on_start(self, run: str, total: int, already_done: int) -> None: ...
@@ -78,13 +88,21 @@ class _SilentReporter:
     def on_episode(self, task_id: str, outcome: str) -> None: ...
 
 
+#: After the first signal, how long the episodes in flight get to wind down (their jobs
+#: are killed at once; an LLM call in flight is not waited for beyond this).
+INTERRUPT_GRACE_S = 10.0
+
+
 @dataclass
 class EvalSummary:
     run: str
-    status: str  # "finished" or "stopped"
+    status: str  # "finished", "stopped" or "interrupted"
     stop_reason: str | None
-    episodes: dict[str, str]  # task id -> "done" | "budget" | "provider_error" | "skipped"
+    episodes: dict[str, str]  # task id -> "done" | "budget" | "provider_error" | "skipped" ...
     score: Any  # the stored eager ScoreReport (``.to_json()`` for data)
+    db: str = ""  # the store's path (the ``--resume`` command names it)
+    signal: int | None = None  # the signal that interrupted the run
+    provider_errors: dict[str, str] = field(default_factory=dict)  # task id -> the failure
 
 
 def resolve_model(spec: str, options: dict[str, Any]) -> Any:
@@ -126,6 +144,7 @@ class _Episodes:
         self.provider, self.executor, self.reporter = provider, executor, reporter
         self.stop = threading.Event()
         self.stop_reason: str | None = None
+        self.provider_errors: dict[str, str] = {}
         self.hardware = describe_hardware(config.backend)
         self.profile = config.profile or config.check.resolved_profile()
 
@@ -157,8 +176,11 @@ class _Episodes:
             self.halt(f"{type(error).__name__}: {error}")
             return "fatal"
         except ProviderUnavailable as error:
+            self.provider_errors[task.id] = f"{type(error).__name__}: {error}"
             self._record_provider_failure(task, error, recorded)
             return "provider_error"
+        except VerificationCancelled:
+            return "interrupted"
         self.store.mark_episode_finished(self.run, task.id)
         return "done"
 
@@ -196,12 +218,25 @@ def run_eval(config: EvalConfig, reporter: EvalReporter | None = None) -> EvalSu
     config = _resumed_config(store, config) if config.resume else config
     tasks = select_tasks(config.tasks)
     provider = resolve_model(config.model, config.provider_options)
+    provider.preflight()  # a wrong address or key is said now, before any work starts
+    provider.retry_observer = getattr(reporter, "on_provider_retry", None)
     if config.record_path:
         from kerneltrials.agents import ReplayRecorder
 
         provider = ReplayRecorder(provider, config.record_path)
     resolve_strategy(config.agent, **config.strategy_options)  # fail before any work
-    run, seed = _open_run(store, config, tasks)
+    with Interrupts() as interrupts:
+        run, seed = _open_run(store, config, tasks)
+        try:
+            return _evaluate(config, store, run, seed, tasks, provider, reporter, interrupts)
+        except BaseException as error:  # the run is never left `running`
+            _mark_cut_short(store, run, interrupts, error)
+            raise
+
+
+def _evaluate(config: EvalConfig, store: ResultsStore, run: RunRecord, seed: int,
+              tasks: list[TaskSpec], provider: Any, reporter: EvalReporter,
+              interrupts: Interrupts) -> EvalSummary:
     finished = store.finished_episodes(run)
     pending = [task for task in tasks if task.id not in finished]
     spent_before = sum(a.cost_usd or 0.0 for a in store.attempts_for_run(run))
@@ -211,17 +246,75 @@ def run_eval(config: EvalConfig, reporter: EvalReporter | None = None) -> EvalSu
     reporter.on_start(run.name, len(tasks), len(tasks) - len(pending))
     outcomes: dict[str, str] = {}
     with resolve_executor(config.executor, check, **_executor_kwargs(config)) as executor:
+        interrupts.install()  # again: ray.init sets a SIGTERM handler of its own
         episodes = _Episodes(config, store, run, seed, BudgetedProvider(provider, spend),
                              executor, reporter)
-        with ThreadPoolExecutor(max_workers=max(1, config.max_concurrency)) as pool:
-            for task, outcome in zip(pending, pool.map(episodes.run_one, pending), strict=True):
-                outcomes[task.id] = outcome
-                reporter.on_episode(task.id, outcome)
-    complete = all(task.id in finished or outcomes.get(task.id) == "done" for task in tasks)
-    store.finish_run(run, "finished" if complete else "stopped")
+        _run_episodes(episodes, pending, outcomes, interrupts)
+    reason: str | None
+    if interrupts.signal is not None:
+        reason = f"interrupted by {interrupts.name}"
+        store.finish_run(run, "interrupted", reason=reason)
+        status = "interrupted"
+    else:
+        complete = all(task.id in finished or outcomes.get(task.id) == "done" for task in tasks)
+        status = "finished" if complete else "stopped"
+        reason = episodes.stop_reason or _provider_cause(episodes.provider_errors)
+        store.finish_run(run, status, reason=reason)
     reports = {b: score_run(store, run.name, baseline=b, save=True) for b in ("eager", "compile")}
-    return EvalSummary(run.name, "finished" if complete else "stopped", episodes.stop_reason,
-                       outcomes, reports["eager"])
+    return EvalSummary(run.name, status, reason, outcomes, reports["eager"], db=str(store.path),
+                       signal=interrupts.signal, provider_errors=dict(episodes.provider_errors))
+
+
+def _mark_cut_short(store: ResultsStore, run: RunRecord, interrupts: Interrupts,
+                    error: BaseException) -> None:
+    """Mark a run whose ``eval`` ended by an exception: ``interrupted`` for a signal (Ray's
+    own SIGTERM handler exits, Ctrl-C while a handler of ours is not in place), else
+    ``stopped`` with the error as the reason."""
+    if interrupts.signal is not None or isinstance(error, KeyboardInterrupt | SystemExit):
+        status, reason = "interrupted", f"interrupted by {interrupts.name or type(error).__name__}"
+    else:
+        status, reason = "stopped", f"eval failed: {type(error).__name__}: {error}"[:500]
+    try:
+        store.finish_run(run, status, reason=reason)
+    except Exception:  # noqa: BLE001 - the first error is the one to report
+        pass
+
+
+def _provider_cause(errors: dict[str, str]) -> str | None:
+    if not errors:
+        return None
+    first = sorted(errors)[0]
+    return f"the model's provider failed on {len(errors)} task(s), e.g. {first}: {errors[first]}"
+
+
+def _run_episodes(episodes: _Episodes, pending: list[TaskSpec], outcomes: dict[str, str],
+                  interrupts: Interrupts) -> None:
+    """Run ``pending`` in threads, recording each outcome as it ends. On the first signal
+    the executor is cancelled and the episodes get ``INTERRUPT_GRACE_S`` to wind down; on
+    a second, or after that, whatever still runs is abandoned (its attempt not stored)."""
+    if interrupts.signal is not None:  # a signal while Ray started: start nothing
+        episodes.halt(f"interrupted by {interrupts.name}")
+    pool = ThreadPoolExecutor(max_workers=max(1, episodes.config.max_concurrency),
+                              thread_name_prefix="kt-episode")
+    futures: dict[Future[str], TaskSpec] = {pool.submit(episodes.run_one, t): t for t in pending}
+    waiting, deadline = set(futures), None
+    try:
+        while waiting:
+            done, waiting = wait(waiting, timeout=0.25, return_when=FIRST_COMPLETED)
+            for future in done:
+                task = futures[future]
+                outcomes[task.id] = future.result()
+                episodes.reporter.on_episode(task.id, outcomes[task.id])
+            if interrupts.signal is not None and deadline is None:
+                episodes.halt(f"interrupted by {interrupts.name}")
+                episodes.executor.cancel()
+                deadline = time.monotonic() + INTERRUPT_GRACE_S
+            if deadline is not None and (interrupts.count > 1 or time.monotonic() > deadline):
+                break
+    finally:
+        for future in waiting:
+            outcomes.setdefault(futures[future].id, "interrupted")
+        pool.shutdown(wait=not waiting, cancel_futures=True)
 
 
 def _resumed_config(store: ResultsStore, config: EvalConfig) -> EvalConfig:

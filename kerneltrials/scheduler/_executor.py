@@ -9,7 +9,7 @@ executors through the entry point group ``kerneltrials.executors``.
 
 from __future__ import annotations
 
-import time
+import threading
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import replace
@@ -27,6 +27,11 @@ ERROR_RETRIES = 2
 RETRY_BACKOFF_S = 2.0
 
 
+class VerificationCancelled(Exception):
+    """The executor was cancelled (an interrupted ``eval``): this attempt has no verdict,
+    and nothing about it is stored."""
+
+
 class Executor(ABC):
     """Verifies candidates; ``verify`` is thread-safe and blocks until the verdict."""
 
@@ -34,6 +39,16 @@ class Executor(ABC):
 
     def __init__(self, options: CheckOptions) -> None:
         self.options = options
+        self.cancelled = threading.Event()
+
+    def cancel(self) -> None:
+        """Refuse new verifications and stop those in flight now, killing their jobs (an
+        interrupted ``eval``): their callers get ``VerificationCancelled``. Any thread."""
+        self.cancelled.set()
+        self._stop_in_flight()
+
+    def _stop_in_flight(self) -> None:  # noqa: B027 - a hook with a default
+        """Make every verification in flight end soon (its verdict is discarded)."""
 
     @abstractmethod
     def verify(self, task: TaskSpec, source: str, hidden_seed: int | None = None,
@@ -49,14 +64,23 @@ class Executor(ABC):
         fault, and the candidate deserves a verdict of its own. An ``OSError`` from
         ``verify`` (the machine: a lost connection, a full disk) counts as an ``error``
         verdict; other exceptions are the harness's bugs and propagate. After a retry the
-        verdict's last reason is ``harness:retried=N after <the errors' codes>``."""
+        verdict's last reason is ``harness:retried=N after <the errors' codes>``.
+
+        Raises:
+            VerificationCancelled: ``cancel`` was called before or during the verification
+                (what a killed job made of it is no verdict).
+        """
         errors: list[str] = []
         while True:
+            if self.cancelled.is_set():
+                raise VerificationCancelled(f"{task.id}: verification cancelled")
             verdict = self._verify_guarded(task, source, hidden_seed, profile)
+            if self.cancelled.is_set():
+                raise VerificationCancelled(f"{task.id}: verification cancelled")
             if verdict.status != Status.ERROR or len(errors) >= retries:
                 break
             errors.append(_reason_code(verdict))
-            time.sleep(backoff_s * 2 ** (len(errors) - 1))
+            self.cancelled.wait(backoff_s * 2 ** (len(errors) - 1))
         if not errors:
             return verdict
         note = f"harness:retried={len(errors)} after {', '.join(errors)}"
@@ -118,6 +142,11 @@ class LocalExecutor(Executor):
     def __init__(self, options: CheckOptions) -> None:
         super().__init__(options)
         self.gate = LocalGate()
+
+    def _stop_in_flight(self) -> None:
+        from kerneltrials.sandbox import stop_live_jobs
+
+        stop_live_jobs()  # this process's jobs are every verification's here
 
     def verify(self, task: TaskSpec, source: str, hidden_seed: int | None = None,
                profile: bool = False) -> Verdict:

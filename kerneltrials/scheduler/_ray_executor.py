@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import os
+import threading
 from typing import Any, cast
 
 from kerneltrials.scheduler._executor import EXECUTORS, Executor, as_verdict
@@ -20,6 +21,9 @@ from kerneltrials.verifier import Built, CheckOptions
 from kerneltrials.verifier.verdict import Verdict
 
 GATE_NAMESPACE = "kerneltrials"
+#: After ``cancel`` a job gets this long to end by the interrupt Ray raises in it (its
+#: harness then kills its sandboxes itself); then its worker process is killed.
+CANCEL_GRACE_S = 5.0
 
 
 def _require_ray() -> Any:
@@ -97,6 +101,8 @@ class RayExecutor(Executor):
         super().__init__(options)
         ray = _require_ray()
         address = address or os.environ.get("RAY_ADDRESS") or None
+        self._in_flight: set[Any] = set()  # object refs of running jobs
+        self._lock = threading.Lock()
         self._started_here = not ray.is_initialized()
         if self._started_here:
             ray.init(address=address, num_cpus=num_cpus if address is None else None,
@@ -133,8 +139,12 @@ class RayExecutor(Executor):
         import ray
         from ray import exceptions
 
+        with self._lock:
+            self._in_flight.add(reference)
         try:
             return ray.get(reference)
+        except exceptions.TaskCancelledError:
+            return self.error_verdict(task, "harness:cancelled", options.hidden_seed)
         except (exceptions.WorkerCrashedError, exceptions.NodeDiedError,
                 exceptions.ObjectLostError, exceptions.RayActorError) as error:
             return self.error_verdict(task, f"harness:worker_lost:{type(error).__name__} "
@@ -142,6 +152,32 @@ class RayExecutor(Executor):
         except exceptions.RayTaskError as error:
             return self.error_verdict(task, f"harness:job_failed:{error.cause!r}"[:2000],
                                       options.hidden_seed)
+        finally:
+            with self._lock:
+                self._in_flight.discard(reference)
+
+    def _stop_in_flight(self) -> None:
+        """Interrupt every running job (its harness closes its sandboxes as it unwinds);
+        any still running ``CANCEL_GRACE_S`` later loses its worker process."""
+        import ray
+
+        with self._lock:
+            running = list(self._in_flight)
+        for reference in running:
+            ray.cancel(reference, force=False)
+
+        def force() -> None:
+            with self._lock:
+                left = list(self._in_flight)
+            for reference in left:
+                try:
+                    ray.cancel(reference, force=True)
+                except Exception:  # noqa: BLE001 - finished or shut down meanwhile
+                    pass
+
+        timer = threading.Timer(CANCEL_GRACE_S, force)
+        timer.daemon = True
+        timer.start()
 
     def close(self) -> None:
         import ray

@@ -21,7 +21,11 @@ from kerneltrials.verifier._options import CheckOptions, TimingOptions
 from kerneltrials.verifier.harness._hardware import gpu_available, hardware_fingerprint
 from kerneltrials.verifier.harness._jobs import WorkerJob
 from kerneltrials.verifier.harness._session import Outcome, Session
-from kerneltrials.verifier.harness._stages import build_stage, launch_workers
+from kerneltrials.verifier.harness._stages import (
+    build_stage,
+    launch_workers,
+    raise_known_compile_failure,
+)
 from kerneltrials.verifier.static import STATIC_PASSED, run_static_checks
 from kerneltrials.verifier.verdict import Status, Verdict
 
@@ -170,6 +174,7 @@ def _build(task: TaskSpec, source: str, options: CheckOptions, hooks: Hooks, *,
     hooks.progress("build")
     workers = None
     try:
+        raise_known_compile_failure(source, options.backend)  # before any worker starts
         workers = _launch(session) if launch and _runs_here(options) else None
         items = build_stage(session)
     except Outcome as outcome:

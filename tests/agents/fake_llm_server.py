@@ -59,6 +59,9 @@ class FakeLLMServer:
         self._queue: deque[Reply] = deque()
         self._lock = threading.Lock()
         self.default: Reply | None = None  # answer when the queue is empty (else a 500)
+        #: ``GET .../models`` (the providers' pre-flight): 200 lists one model; else an error
+        self.models_status = 200
+        self.model_listings = 0
         self.requests: list[RecordedRequest] = []
         self.in_flight = 0
         self.max_in_flight = 0
@@ -103,6 +106,26 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
 
         def log_message(self, format: str, *args: Any) -> None:  # quiet
             pass
+
+        def do_GET(self) -> None:
+            if not self.path.rstrip("/").endswith("/models"):
+                self.send_error(404)
+                return
+            server.model_listings += 1
+            anthropic = "anthropic-version" in {k.lower() for k in self.headers}
+            reply = error(server.models_status, "fake server: key rejected") if (
+                server.models_status != 200) else None
+            payload = json.dumps(_error_body(anthropic, reply) if reply else {
+                "object": "list", "data": [{"id": "fake-model", "object": "model",
+                                            "type": "model", "created": 0, "owned_by": "t",
+                                            "created_at": "2026-01-01T00:00:00Z",
+                                            "display_name": "fake"}],
+                "has_more": False, "first_id": "fake-model", "last_id": "fake-model"}).encode()
+            self.send_response(server.models_status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
 
         def do_POST(self) -> None:
             length = int(self.headers.get("content-length", 0))

@@ -49,7 +49,13 @@ def db(tmp_path: Path) -> Path:
     return path
 
 
-def test_show_task_prints_reply_source_configurations_and_reasons(db: Path) -> None:
+def test_show_task_prints_reply_source_configurations_and_reasons(
+        db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from kerneltrials.commands import _common
+
+    # The content, not the layout: as wide as output to a file, whatever console width
+    # an earlier test in this process left (a narrow one folds cells across lines).
+    monkeypatch.setattr(_common.stdout_console, "width", _common.PIPE_WIDTH)
     result = invoke("runs", "show", "r1", "L1/relu", "--db", str(db))
     assert result.exit_code == 0, result.output
     for expected in ("Here is a fused kernel.", "the marker line", "public-0", "hidden-0",

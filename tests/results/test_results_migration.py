@@ -162,3 +162,59 @@ def test_a_v2_store_gains_the_hidden_flag_with_every_run_shown(tmp_path: Path) -
         assert store.migrated_from == SCHEMA_VERSION
         assert [(r.name, r.hidden) for r in store.list_runs()] == [("kept", True)]
         assert store.set_hidden("kept", False).hidden is False
+
+
+#: the runs table of version 3, as it was: three statuses, no stop_reason
+V3_RUNS = """
+CREATE TABLE runs (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, model TEXT NOT NULL,
+    agent TEXT NOT NULL, backend TEXT NOT NULL, profile TEXT NOT NULL,
+    hardware TEXT NOT NULL DEFAULT '{}', hardware_key TEXT NOT NULL DEFAULT '',
+    harness_version TEXT NOT NULL DEFAULT '', task_set_version TEXT NOT NULL DEFAULT '',
+    git_commit TEXT, hidden_seed INTEGER, started_at TEXT NOT NULL, ended_at TEXT,
+    status TEXT NOT NULL DEFAULT 'running'
+        CHECK (status IN ('running', 'finished', 'stopped')),
+    config TEXT NOT NULL DEFAULT '{}', task_ids TEXT NOT NULL DEFAULT '[]',
+    hidden INTEGER NOT NULL DEFAULT 0)
+"""
+
+
+def test_a_v3_store_can_mark_a_run_interrupted_and_keeps_every_attempt(tmp_path: Path) -> None:
+    from kerneltrials.verifier.verdict import Status, Verdict
+
+    path = tmp_path / "v3.sqlite"
+    with open_store(path) as store:
+        store.create_run(name="kept", model="m", agent="a", backend="cpu", profile="cpu",
+                         task_ids=["L1/relu"])
+        verdict = Verdict(task="L1/relu", backend="cpu", status=Status.INCORRECT, policy="strict")
+        store.record_attempt("kept", "L1/relu", verdict)
+        store.finish_run("kept", "stopped")
+    connection = sqlite3.connect(path)  # rebuild runs as version 3 had it (no cascade)
+    connection.execute("PRAGMA foreign_keys = OFF")
+    columns = ("id, name, model, agent, backend, profile, hardware, hardware_key, "
+               "harness_version, task_set_version, git_commit, hidden_seed, started_at, "
+               "ended_at, status, config, task_ids, hidden")
+    connection.executescript(f"""
+        ALTER TABLE runs RENAME TO runs_v4;
+        {V3_RUNS};
+        INSERT INTO runs ({columns}) SELECT {columns} FROM runs_v4;
+        DROP TABLE runs_v4;
+        UPDATE schema_meta SET value = '3' WHERE key = 'schema_version';
+    """)
+    connection.commit()
+    with pytest.raises(sqlite3.IntegrityError):  # what version 3 refused
+        connection.execute("UPDATE runs SET status = 'interrupted'")
+    connection.close()
+    with open_store(path) as store:
+        assert store.migrated_from == 3
+        # The rebuild did not cascade: the attempt is still there, under the same run.
+        assert [a.task_id for a in store.attempts_for_run("kept")] == ["L1/relu"]
+        assert store.get_run("kept").status == "stopped"
+        ended = store.finish_run("kept", "interrupted", reason="interrupted by SIGINT")
+        assert (ended.status, ended.stop_reason) == ("interrupted", "interrupted by SIGINT")
+        assert store.reopen_run("kept").stop_reason is None
+        assert store.integrity_check() == "ok"
+        foreign_keys = store._query("PRAGMA foreign_keys")[0][0]
+        assert foreign_keys == 1  # switched back on after the migration
+    with pytest.raises(ValueError, match="interrupted"):
+        with open_store(path) as store:
+            store.finish_run("kept", "paused")

@@ -72,6 +72,29 @@ def test_non_compiling_candidate_is_a_compile_error_with_the_compiler_message() 
     assert any("error" in reason for reason in verdict.reasons)
 
 
+def test_a_cpp_typo_is_told_at_the_candidates_line_and_answered_at_once_when_resubmitted(
+        ) -> None:
+    import uuid
+
+    typo = "relu_ok(torch::Tensor x) { return apply(x.contiguous(), 0.f) }"  # no ';'
+    source = candidate("relu_ok", salt=uuid.uuid4().hex).replace(
+        "relu_ok(torch::Tensor x) { return apply(x.contiguous(), 0.f); }", typo)
+    line = next(n for n, text in enumerate(source.splitlines(), 1) if typo in text)
+    first = run(source)
+    assert first.status == Status.COMPILE_ERROR, first.reasons
+    (reason,) = [r for r in first.reasons if r.startswith("build:compile_error:")]
+    # The compiler's error at the line of the candidate's own file, with its code; none of
+    # the build system's command lines.
+    assert f"the candidate line {line} (" in reason and "error:" in reason, reason
+    assert typo.strip() in reason
+    assert "ninja" not in reason and "-MMD" not in reason and "-DTORCH_EXTENSION" not in reason
+    # The same source again: the recorded verdict, with no compile and no worker.
+    again = run(source)
+    assert again.status == Status.COMPILE_ERROR
+    assert reason in again.reasons and "build:cached:" in again.reasons[-1]
+    assert "build" not in again.durations_s and not again.isolation, again.durations_s
+
+
 def test_python_syntax_error_is_a_compile_error() -> None:
     verdict = run("class ModelNew(:\n    pass\n")
     assert verdict.status == Status.COMPILE_ERROR

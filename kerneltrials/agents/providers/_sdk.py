@@ -14,10 +14,14 @@ from typing import Any
 
 from kerneltrials.agents._errors import (
     AgentError,
+    EndpointUnreachable,
     ProviderError,
     RequestRefused,
     UnknownModel,
 )
+
+#: How long the pre-flight request may take before the endpoint counts as unreachable.
+PREFLIGHT_TIMEOUT_S = 15.0
 
 #: Statuses worth another try: timeout, conflict, rate limit, server errors, overloaded.
 RETRYABLE_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
@@ -101,3 +105,20 @@ def retry_after_s(headers: Any) -> float | None:
     except (TypeError, ValueError):
         return None
     return max(0.0, when.timestamp() - time.time())
+
+
+def preflight(client: Any, sdk: ModuleType, provider: str, key_env: str | None) -> None:
+    """List the models (``GET /models``, cheap on every API we speak): no answer at all
+    raises ``EndpointUnreachable``, 401/403 ``RequestRefused``. Any other answer, an error
+    status included (a server without that route), shows a server that is there."""
+    address = str(client.base_url)
+    try:
+        client.with_options(timeout=PREFLIGHT_TIMEOUT_S, max_retries=0).models.list()
+    except sdk.APIConnectionError as error:  # timeouts included
+        raise EndpointUnreachable(provider, address, str(error) or type(error).__name__) from None
+    except sdk.APIStatusError as error:
+        status = int(error.status_code)
+        if status in (401, 403):
+            hint = f" (check {key_env})" if key_env else ""
+            raise RequestRefused(provider, f"{address} rejected the API key: HTTP {status}: "
+                                 f"{server_message(error)}{hint}", status_code=status) from None

@@ -17,7 +17,7 @@ import anthropic
 from kerneltrials.agents._errors import MissingAPIKey, ProviderError, RequestRefused
 from kerneltrials.agents._provider import CallKey, Completion, Message, Provider
 from kerneltrials.agents._registry import register_provider
-from kerneltrials.agents.providers._sdk import translate_error
+from kerneltrials.agents.providers._sdk import preflight, translate_error
 
 KEY_ENV_VAR = "ANTHROPIC_API_KEY"
 
@@ -45,6 +45,9 @@ class AnthropicProvider(Provider):
         self._client = anthropic.Anthropic(
             api_key=key, base_url=base_url, max_retries=0, timeout=self.timeout_s
         )
+
+    def preflight(self) -> None:
+        preflight(self._client, anthropic, self.name, KEY_ENV_VAR)
 
     def complete(
         self,

@@ -17,7 +17,7 @@ import openai
 from kerneltrials.agents._errors import MissingAPIKey, ProviderError, RequestRefused
 from kerneltrials.agents._provider import CallKey, Completion, Message, Provider
 from kerneltrials.agents._registry import register_provider
-from kerneltrials.agents.providers._sdk import translate_error
+from kerneltrials.agents.providers._sdk import preflight, translate_error
 
 _REASONING_MODEL = re.compile(r"^(o\d|gpt-5)")
 
@@ -64,6 +64,9 @@ class OpenAIProvider(Provider):
         if temperature is not None:
             params["temperature"] = temperature
         return params
+
+    def preflight(self) -> None:
+        preflight(self._client, openai, self.name, self.key_env)
 
     def complete(
         self,

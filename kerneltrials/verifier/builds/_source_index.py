@@ -6,6 +6,11 @@ them here and, when every library is still intact in the cache, goes straight to
 stage (saving a worker start and an import). The index lives beside the build cache, in
 a directory no sandboxed worker can write, so a candidate cannot plant an entry for
 another candidate's source.
+
+A source whose compiler reported errors in its own code is recorded too, with the
+reasons of its verdict: the same source again (an agent resubmitting it, a resumed run)
+gets its ``compile_error`` at once. Only a failure the compiler pinned on the source is
+recorded; one of the machine's (a compiler killed, a full disk) is tried again.
 """
 
 from __future__ import annotations
@@ -63,3 +68,27 @@ def record_artifacts(source: str, backend: str, items: list[BuiltArtifact]) -> N
     with os.fdopen(handle, "w") as file:
         json.dump({"artifacts": [item.to_dict() for item in items]}, file)
     os.replace(temporary, directory / f"{_key(source, backend)}.json")
+
+
+def _failure_path(source: str, backend: str) -> Path:
+    return index_dir() / f"{_key(source, backend)}.compile-error.json"
+
+
+def lookup_compile_failure(source: str, backend: str) -> list[str] | None:
+    """The reasons recorded when this exact source failed to compile with this
+    toolchain, or None."""
+    try:
+        reasons = json.loads(_failure_path(source, backend).read_text())["reasons"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return [str(reason) for reason in reasons] if isinstance(reasons, list) else None
+
+
+def record_compile_failure(source: str, backend: str, reasons: list[str]) -> None:
+    """Remember that ``source`` does not compile, with its verdict's reasons."""
+    directory = index_dir()
+    directory.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=directory, suffix=".tmp")
+    with os.fdopen(handle, "w") as file:
+        json.dump({"reasons": reasons}, file)
+    os.replace(temporary, _failure_path(source, backend))

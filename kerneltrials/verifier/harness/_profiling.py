@@ -56,7 +56,8 @@ def stop_perf(process: subprocess.Popen[str] | None) -> tuple[dict[str, float], 
         _, errors = process.communicate(timeout=10)
     except subprocess.TimeoutExpired:
         process.kill()
-        return {}, "perf did not stop"
+        return {}, ("no hardware counters this time: `perf stat` did not report within 10 s "
+                    "of being stopped (the PyTorch profiler's figures above stand)")
     return parse_perf_csv(errors)
 
 

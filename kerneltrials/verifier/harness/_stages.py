@@ -11,6 +11,7 @@ from kerneltrials.sandbox import SandboxStartError
 from kerneltrials.tasks import ShapeConfig
 from kerneltrials.verifier import protocol as wire
 from kerneltrials.verifier.builds._artifact import BuiltArtifact
+from kerneltrials.verifier.builds._compile_log import readable_compile_error
 from kerneltrials.verifier.builds._jobs import (
     CompileJobFailed,
     build_artifacts,
@@ -18,7 +19,12 @@ from kerneltrials.verifier.builds._jobs import (
     describe_build,
     hand_off,
 )
-from kerneltrials.verifier.builds._source_index import lookup_artifacts, record_artifacts
+from kerneltrials.verifier.builds._source_index import (
+    lookup_artifacts,
+    lookup_compile_failure,
+    record_artifacts,
+    record_compile_failure,
+)
 from kerneltrials.verifier.builds._symbols import LinkToolMissing, link_findings, read_link_record
 from kerneltrials.verifier.harness._backward import check_backward
 from kerneltrials.verifier.harness._failures import (
@@ -28,6 +34,7 @@ from kerneltrials.verifier.harness._failures import (
 )
 from kerneltrials.verifier.harness._jobs import ForgedReply, JobDied, WorkerFailed, WorkerJob
 from kerneltrials.verifier.harness._judge import judge_outputs, judge_run_reply, reject
+from kerneltrials.verifier.harness._sanitize import sanitize_candidate_text
 from kerneltrials.verifier.harness._seeds import input_seeds, pool_seeds
 from kerneltrials.verifier.harness._session import Outcome, Session
 from kerneltrials.verifier.protocol import CompileError
@@ -45,6 +52,7 @@ def build_stage(session: Session) -> list[BuiltArtifact]:
     """Collect the candidate's ``load_inline`` requests, check them, and build (or find)
     each in the cache (``build/_jobs``); the run stage installs them (:func:`install_stage`)."""
     started = time.perf_counter()
+    raise_known_compile_failure(session.source, session.options.backend)
     items = lookup_artifacts(session.source, session.options.backend)
     if items is not None:  # this exact source was built before: its libraries are intact
         check_flags([item.request for item in items])
@@ -81,11 +89,38 @@ def _build(session: Session) -> list[BuiltArtifact]:
     except (WorkerFailed, JobDied, ForgedReply) as error:  # the collect job: candidate code
         raise candidate_failure(error, "build") from error
     except CompileJobFailed as failed:
-        raise compile_failure(failed.error, failed.wall_s, session.options.build_cpu_time_s) from failed
+        known = _compile_error_of_source(session, failed.error)
+        if known is not None:
+            raise known from failed
+        raise compile_failure(failed.error, failed.wall_s,
+                              session.options.build_cpu_time_s) from failed
     except LinkToolMissing as error:  # fail closed: unchecked is not allowed
         raise Outcome(Status.ERROR, f"harness:link:no_nm:{error}") from error
     except CompileError as error:
         raise Outcome(Status.COMPILE_ERROR, f"build:compile_error:{error}") from error
+
+
+def _compile_error_of_source(session: Session, failure: Exception) -> Outcome | None:
+    """The compiler's errors at the candidate's lines, recorded for this source, when the
+    compiler pinned the failure on it; None for any other failure of the compile job."""
+    if not (isinstance(failure, WorkerFailed) and failure.kind == "compile_error"):
+        return None
+    readable = readable_compile_error(failure.detail, session.source, "the candidate")
+    if readable is None:
+        return None
+    reason = (f"build:compile_error:{sanitize_candidate_text(str(failure), 200)}\n"
+              f"{sanitize_candidate_text(readable, 3000)}")
+    record_compile_failure(session.source, session.options.backend, [reason])
+    return Outcome(Status.COMPILE_ERROR, reason)
+
+
+def raise_known_compile_failure(source: str, backend: str) -> None:
+    """This exact source failed to compile before, with this toolchain: the same verdict
+    now, without starting a worker."""
+    reasons = lookup_compile_failure(source, backend)
+    if reasons is not None:
+        raise Outcome(Status.COMPILE_ERROR, *reasons,
+                      "build:cached:this exact source failed to compile before")
 
 
 def install_stage(session: Session, items: list[BuiltArtifact]) -> None:

@@ -70,13 +70,25 @@ def send_frame(sock: socket.socket, payload: dict[str, Any]) -> None:
     sock.sendall(_HEADER.pack(len(data)) + data)
 
 
+#: The longest single wait for a frame: between waits a pending interrupt (an ``eval``
+#: being stopped, a Ray task cancelled) surfaces, however long the frame's budget.
+_WAIT_SLICE_S = 0.5
+
+
+def _wait_readable(sock: socket.socket, deadline: float | None) -> None:
+    while True:
+        wait_s = _WAIT_SLICE_S if deadline is None else min(deadline - time.monotonic(),
+                                                            _WAIT_SLICE_S)
+        if wait_s <= 0:
+            raise ChannelTimeout("no reply from worker in time")
+        if select.select([sock], [], [], wait_s)[0]:
+            return
+
+
 def _read_exactly(sock: socket.socket, size: int, deadline: float | None) -> bytes:
     chunks, remaining = [], size
     while remaining:
-        if deadline is not None:
-            wait_s = deadline - time.monotonic()
-            if wait_s <= 0 or not select.select([sock], [], [], wait_s)[0]:
-                raise ChannelTimeout("no reply from worker in time")
+        _wait_readable(sock, deadline)
         chunk = sock.recv(min(remaining, 1 << 20))
         if not chunk:
             raise ChannelClosed("worker closed the channel")
