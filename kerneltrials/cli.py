@@ -25,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "leaderboard": ("kerneltrials.commands.leaderboard", "leaderboard", "Build or serve the static leaderboard."),
     "submit": ("kerneltrials.commands.submit", "submit", "Write a run's submission bundle."),
     "verify": ("kerneltrials.commands.submit", "verify", "Re-run a submission bundle and check its claims."),
+    "import": ("kerneltrials.commands.imports", "import_group", "Judge a peer's published kernels and store them as a run."),
     "doctor": ("kerneltrials.commands.doctor", "doctor", "Show what this machine can do."),
 }
 

@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import os
-import shlex
-import sys
 import threading
 from collections import Counter
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -20,8 +16,8 @@ from kerneltrials.commands._common import (
     print_json,
     profile_option,
     stderr_console,
-    stdout_console,
 )
+from kerneltrials.commands._run_summary import exit_for, print_summary, resume_command
 from kerneltrials.scoring import ScoredAttempt, best_outcomes, fast_p
 
 if TYPE_CHECKING:
@@ -170,60 +166,13 @@ def eval_command(model: str, agent: str, backend: str, selector: str, profile: s
     if as_json:
         print_json({"run": summary.run, "status": summary.status, "stop_reason": summary.stop_reason,
                     "episodes": summary.episodes,
-                    "resume": _resume_command(summary) if summary.status != "finished" else None,
+                    "resume": resume_command(summary) if summary.status != "finished" else None,
                     "score": summary.score.to_json() if summary.score is not None else None})
     else:
-        _print_summary(summary)
-    _exit_for(summary)
-
-
-#: How ``eval`` exits: 0 finished, 1 stopped early or with provider failures (the cause is
-#: the last line), 128 + the signal's number when a signal interrupted it.
-def _exit_code(summary: Any) -> int:
-    if summary.signal is not None:
-        return 128 + int(summary.signal)
-    if summary.status != "finished" or "provider_error" in summary.episodes.values():
-        return 1
-    return 0
-
-
-def _exit_for(summary: Any) -> None:
-    code = _exit_code(summary)
-    if summary.signal is not None:
-        # An episode abandoned after the grace period may still hold a thread (an LLM
-        # call in flight): the store is consistent and the run marked, so do not wait.
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(code)
-    if code:
-        sys.exit(code)
-
-
-def _resume_command(summary: Any) -> str:
-    from kerneltrials.results import resolve_db_path
-
-    command = f"kerneltrials eval --resume --run {shlex.quote(summary.run)}"
-    if summary.db and Path(summary.db).resolve() != resolve_db_path().resolve():
-        command += f" --db {shlex.quote(summary.db)}"
-    return command
+        print_summary(summary)
+    exit_for(summary)
 
 
 def _provider_options(base_url: str | None, max_attempts: int | None) -> dict[str, Any]:
     options: dict[str, Any] = {"base_url": base_url, "max_attempts": max_attempts}
     return {key: value for key, value in options.items() if value is not None}
-
-
-def _print_summary(summary: Any) -> None:
-    from kerneltrials.commands.score import print_report
-
-    if summary.score is not None:
-        print_report(summary.score)
-    failed = sorted(t for t, outcome in summary.episodes.items() if outcome == "provider_error")
-    if summary.status == "finished" and not failed:
-        stdout_console.print(f"run [bold]{summary.run}[/]: finished", highlight=False)
-        return
-    cause = summary.stop_reason or "not every task finished"
-    stderr_console.print(f"run [bold]{summary.run}[/]: {summary.status} ({cause})",
-                         highlight=False, soft_wrap=True)
-    stderr_console.print(f"continue with: [bold]{_resume_command(summary)}[/]", highlight=False,
-                         soft_wrap=True)

@@ -63,6 +63,7 @@ class EvalConfig:
     provider_options: dict[str, Any] = field(default_factory=dict)
     strategy_options: dict[str, Any] = field(default_factory=dict)
     record_path: str | None = None  # also write every LLM call to this replay file
+    model_label: str | None = None  # the model's name on the run, when not ``model`` (imports)
     error_retries: int = 2  # verifications again after an ``error`` verdict (the machine's)
     retry_backoff_s: float = 2.0  # first wait before such a retry; doubled each time
 
@@ -123,11 +124,11 @@ def _open_run(store: ResultsStore, config: EvalConfig,
     settings = {"tasks": config.tasks, "max_concurrency": config.max_concurrency,
                 "max_cost_usd": config.max_cost_usd, "executor": config.executor,
                 "strategy_options": config.strategy_options,
-                "error_retries": config.error_retries,
+                "error_retries": config.error_retries, "provider": config.model,
                 "check": {k: v for k, v in asdict(config.check).items() if k != "timing"},
                 "timing": asdict(config.check.timing)}
     run = store.create_run(
-        model=config.model, agent=config.agent, backend=config.backend,
+        model=config.model_label or config.model, agent=config.agent, backend=config.backend,
         profile=config.profile or config.check.resolved_profile(), name=config.run_name,
         hardware=hardware_fingerprint(config.backend), harness_version=__version__,
         task_set_version=task_set_version(), git_commit=git_commit(), hidden_seed=seed,
@@ -325,7 +326,8 @@ def _resumed_config(store: ResultsStore, config: EvalConfig) -> EvalConfig:
         raise ValueError("--resume needs --run NAME (the run to continue)")
     run = store.get_run(config.run_name)
     settings = run.config or {}
-    return replace(config, model=run.model, agent=run.agent, backend=run.backend,
+    return replace(config, model=settings.get("provider") or run.model,
+                   model_label=run.model, agent=run.agent, backend=run.backend,
                    profile=run.profile, tasks=settings.get("tasks") or ",".join(run.task_ids),
                    strategy_options=settings.get("strategy_options", config.strategy_options))
 

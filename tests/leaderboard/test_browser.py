@@ -116,3 +116,28 @@ def test_drill_down_and_a_screenshot_that_is_not_blank(browser: Browser, site_ur
     browser.navigate(site_url + "index.html")
     variance, distinct = luminance_variance(browser.screenshot_png())
     assert variance > 200 and distinct > 20, (variance, distinct)
+
+
+FITS = """(() => {
+  const box = document.querySelector('.scroll');
+  const edge = el => el.getBoundingClientRect().right;
+  return {page: document.documentElement.scrollWidth - window.innerWidth,
+          table: box.scrollWidth - box.clientWidth, box: box.clientWidth,
+          geomean: edge(document.querySelector('th[data-key=geomean]')) - window.innerWidth,
+          filters: Math.max(...Array.from(document.querySelectorAll('#filters select'))
+                                 .map(edge)) - window.innerWidth};
+})()"""
+
+
+@pytest.mark.parametrize("width", [1280, 420])
+def test_the_board_fits_a_laptop_and_a_phone(site_url: str, width: int) -> None:
+    assert CHROMIUM is not None
+    with Browser(CHROMIUM, width=width) as sized:
+        sized.navigate(site_url + "index.html")
+        fits = sized.evaluate(FITS)
+    assert fits["page"] <= 0, fits  # the page itself never scrolls sideways
+    assert fits["filters"] <= 0, fits  # the filters wrap onto the screen
+    if width == 1280:  # every column on screen, the geomean one included
+        assert fits["table"] <= 0 and fits["geomean"] <= 0, fits
+    else:  # the table scrolls inside its own box, which stays on the screen
+        assert fits["table"] > 0 and fits["box"] <= width, fits

@@ -119,20 +119,31 @@ def _kill_group(pid: int) -> None:
 
 
 def _ray_run_workers() -> set[int]:
-    """PIDs of this test's Ray workers executing a run job (Ray titles them
-    ``ray::_remote_run``); only descendants of this process, so a suite running beside this
-    one keeps its own workers."""
+    """PIDs of this test's Ray workers executing a run job: processes titled
+    ``ray::_remote_run`` whose parent is a raylet (a child the worker is forking for a
+    sandboxed job carries the title until it execs, and must not be taken for a worker),
+    descendants of this process (a suite running beside this one keeps its workers)."""
     pids = set()
     for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ")
-        except OSError:
-            continue
-        if command.startswith(b"ray::_remote_run") and _descends_from_us(int(entry.name)):
+        if entry.name.isdigit() and _is_run_worker(int(entry.name)):
             pids.add(int(entry.name))
     return pids
+
+
+def _is_run_worker(pid: int) -> bool:
+    try:
+        command = Path(f"/proc/{pid}/cmdline").read_bytes()
+        parent = _parent(pid)
+        parent_command = Path(f"/proc/{parent}/cmdline").read_bytes()
+    except (OSError, ValueError):
+        return False
+    return (command.startswith(b"ray::_remote_run") and b"raylet" in parent_command
+            and _descends_from_us(pid))
+
+
+def _parent(pid: int) -> int:
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return int(stat[stat.rindex(")") + 2:].split()[1])  # the field after the state
 
 
 def _descends_from_us(pid: int) -> bool:
@@ -141,10 +152,9 @@ def _descends_from_us(pid: int) -> bool:
         if pid == ours:
             return True
         try:
-            stat = Path(f"/proc/{pid}/stat").read_text()
-        except OSError:
+            pid = _parent(pid)
+        except (OSError, ValueError):
             return False
-        pid = int(stat[stat.rindex(")") + 2:].split()[1])  # the field after the state
     return False
 
 
@@ -155,6 +165,9 @@ def _kill_next_run_worker(killed: set[int], limit_s: float) -> int:
         if fresh:
             pid = fresh.pop()
             time.sleep(2.0)  # let it get into the job
+            if not _is_run_worker(pid):  # it finished, or the pid is another process's now
+                killed.add(pid)
+                continue
             os.kill(pid, signal.SIGKILL)
             killed.add(pid)
             return pid
@@ -193,6 +206,7 @@ def test_a_worker_killed_mid_job_is_retried_then_recorded_as_error(tmp_path: Pat
     assert not thread.is_alive(), "eval did not finish after the retry was lost"
     (attempt,) = open_store(db).attempts_for_run("lost")
     assert attempt.status == "error"
-    assert any(r.startswith("harness:worker_lost") for r in attempt.verdict.reasons)
+    assert any(r.startswith("harness:worker_lost") for r in attempt.verdict.reasons), (
+        attempt.verdict.reasons)
     assert attempt.verdict.reasons[-1] == "harness:retried=1 after harness:worker_lost"
     assert result["summary"].score.to_json()["excluded"] == {"error": 1}

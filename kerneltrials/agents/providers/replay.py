@@ -58,7 +58,8 @@ class ReplayProvider(Provider):
         record = self.records.get(key)
         if record is None:
             raise ReplayMiss(f"replay: {self.path} has no reply for {_describe(key)}")
-        if record.get("prompt_sha256") != prompt_hash(messages):
+        recorded = record.get("prompt_sha256")
+        if recorded is not None and recorded != prompt_hash(messages):  # None: not recorded
             self.drifted.append(key)
             warnings.warn(
                 PromptDriftWarning(

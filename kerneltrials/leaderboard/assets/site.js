@@ -41,6 +41,8 @@ function applyFilters(form) {
   const compile = document.getElementById("toggle-compile");
   const board = document.getElementById("board");
   if (board && compile) board.classList.toggle("show-compile", compile.checked);
+  const versions = document.getElementById("toggle-versions");
+  if (board && versions) board.classList.toggle("show-versions", versions.checked);
   const visibleRuns = new Set();
   let shown = 0;
   document.querySelectorAll("#board tbody tr").forEach(function (row) {

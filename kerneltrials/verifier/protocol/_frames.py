@@ -76,6 +76,8 @@ _WAIT_SLICE_S = 0.5
 
 
 def _wait_readable(sock: socket.socket, deadline: float | None) -> None:
+    if sock.fileno() < 0:  # closed on this side (the job was finished meanwhile)
+        raise ChannelClosed("the channel is closed")
     while True:
         wait_s = _WAIT_SLICE_S if deadline is None else min(deadline - time.monotonic(),
                                                             _WAIT_SLICE_S)

@@ -1,0 +1,58 @@
+"""How ``eval`` and ``import`` end: the summary's last lines and the exit code."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+from kerneltrials.commands._common import stderr_console, stdout_console
+
+
+#: How ``eval`` exits: 0 finished, 1 stopped early or with provider failures (the cause is
+#: the last line), 128 + the signal's number when a signal interrupted it.
+def exit_code(summary: Any) -> int:
+    if summary.signal is not None:
+        return 128 + int(summary.signal)
+    if summary.status != "finished" or "provider_error" in summary.episodes.values():
+        return 1
+    return 0
+
+
+def exit_for(summary: Any) -> None:
+    code = exit_code(summary)
+    if summary.signal is not None:
+        # An episode abandoned after the grace period may still hold a thread (an LLM
+        # call in flight): the store is consistent and the run marked, so do not wait.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    if code:
+        sys.exit(code)
+
+
+def resume_command(summary: Any) -> str:
+    from kerneltrials.results import resolve_db_path
+
+    command = f"kerneltrials eval --resume --run {shlex.quote(summary.run)}"
+    if summary.db and Path(summary.db).resolve() != resolve_db_path().resolve():
+        command += f" --db {shlex.quote(summary.db)}"
+    return command
+
+
+def print_summary(summary: Any) -> None:
+    from kerneltrials.commands.score import print_report
+
+    if summary.score is not None:
+        print_report(summary.score)
+    failed = sorted(t for t, outcome in summary.episodes.items() if outcome == "provider_error")
+    if summary.status == "finished" and not failed:
+        stdout_console.print(f"run [bold]{summary.run}[/]: finished", highlight=False)
+        return
+    cause = summary.stop_reason or "not every task finished"
+    stderr_console.print(f"run [bold]{summary.run}[/]: {summary.status} ({cause})",
+                         highlight=False, soft_wrap=True)
+    stderr_console.print(f"continue with: [bold]{resume_command(summary)}[/]", highlight=False,
+                         soft_wrap=True)
