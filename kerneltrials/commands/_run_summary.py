@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from kerneltrials.commands._common import stderr_console, stdout_console
+from kerneltrials.commands._common import fail, print_json, stderr_console, stdout_console
 
 
 #: How ``eval`` exits: 0 finished, 1 stopped early or with provider failures (the cause is
@@ -52,7 +52,33 @@ def print_summary(summary: Any) -> None:
         stdout_console.print(f"run [bold]{summary.run}[/]: finished", highlight=False)
         return
     cause = summary.stop_reason or "not every task finished"
-    stderr_console.print(f"run [bold]{summary.run}[/]: {summary.status} ({cause})",
-                         highlight=False, soft_wrap=True)
-    stderr_console.print(f"continue with: [bold]{resume_command(summary)}[/]", highlight=False,
+    # One last line: what happened, why, and the command that continues the run.
+    stderr_console.print(f"run [bold]{summary.run}[/]: {summary.status} ({cause}); continue "
+                         f"with: [bold]{resume_command(summary)}[/]", highlight=False,
                          soft_wrap=True)
+
+
+def run_and_report(config: Any, as_json: bool, extra: dict[str, Any] | None = None) -> None:
+    """``run_eval(config)`` under the progress display, then its summary (``--json``: with
+    ``extra`` fields) and the exit code; bad input exits 2 with its one-line message."""
+    from kerneltrials.agents import ProviderUserError
+    from kerneltrials.commands.eval import RichReporter
+    from kerneltrials.results import StoreError
+    from kerneltrials.scheduler import run_eval
+    from kerneltrials.tasks import TaskError
+
+    reporter = RichReporter()
+    try:
+        summary = run_eval(config, reporter)
+    except (TaskError, ProviderUserError, StoreError, ValueError) as error:
+        reporter.stop()
+        fail(str(error))
+    reporter.stop()
+    if as_json:
+        print_json({"run": summary.run, "status": summary.status, **(extra or {}),
+                    "stop_reason": summary.stop_reason, "episodes": summary.episodes,
+                    "resume": resume_command(summary) if summary.status != "finished" else None,
+                    "score": summary.score.to_json() if summary.score is not None else None})
+    else:
+        print_summary(summary)
+    exit_for(summary)

@@ -11,13 +11,11 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from kerneltrials.commands._common import (
     backend_option,
-    fail,
     json_option,
-    print_json,
     profile_option,
     stderr_console,
 )
-from kerneltrials.commands._run_summary import exit_for, print_summary, resume_command
+from kerneltrials.commands._run_summary import run_and_report
 from kerneltrials.scoring import ScoredAttempt, best_outcomes, fast_p
 
 if TYPE_CHECKING:
@@ -140,10 +138,7 @@ def eval_command(model: str, agent: str, backend: str, selector: str, profile: s
 
     Interrupt it at any time: `--resume --run NAME` continues without redoing finished
     tasks. At the end the fast_p table is printed (see `kerneltrials score`)."""
-    from kerneltrials.agents import ProviderUserError
-    from kerneltrials.results import StoreError
-    from kerneltrials.scheduler import EvalConfig, run_eval
-    from kerneltrials.tasks import TaskError
+    from kerneltrials.scheduler import EvalConfig
     from kerneltrials.verifier import QUICK_TIMING, CheckOptions, TimingOptions
 
     check = CheckOptions(backend=backend, profile=profile, compile_baseline=compile_baseline,
@@ -156,21 +151,7 @@ def eval_command(model: str, agent: str, backend: str, selector: str, profile: s
                         check=check, strategy_options=strategy_options,
                         provider_options=_provider_options(base_url, max_attempts),
                         record_path=record_path, error_retries=error_retries)
-    reporter = RichReporter()
-    try:
-        summary = run_eval(config, reporter)
-    except (TaskError, ProviderUserError, StoreError, ValueError) as error:
-        reporter.stop()
-        fail(str(error))
-    reporter.stop()
-    if as_json:
-        print_json({"run": summary.run, "status": summary.status, "stop_reason": summary.stop_reason,
-                    "episodes": summary.episodes,
-                    "resume": resume_command(summary) if summary.status != "finished" else None,
-                    "score": summary.score.to_json() if summary.score is not None else None})
-    else:
-        print_summary(summary)
-    exit_for(summary)
+    run_and_report(config, as_json)
 
 
 def _provider_options(base_url: str | None, max_attempts: int | None) -> dict[str, Any]:

@@ -6,9 +6,8 @@ from pathlib import Path
 
 import click
 
-from kerneltrials.commands._common import backend_option, fail, json_option, print_json
-from kerneltrials.commands._run_summary import exit_for, print_summary, resume_command
-from kerneltrials.commands.eval import RichReporter
+from kerneltrials.commands._common import backend_option, fail, json_option
+from kerneltrials.commands._run_summary import run_and_report
 
 
 @click.group("import")
@@ -44,15 +43,13 @@ def jsonl(path: Path, model_name: str, backend: str, run_name: str | None, db: s
     after the static checks and the build (`not_run`). Interrupt and --resume as eval."""
     import time
 
-    from kerneltrials.agents import ProviderUserError
-    from kerneltrials.results import StoreError, resolve_db_path
-    from kerneltrials.scheduler import EvalConfig, run_eval
+    from kerneltrials.results import resolve_db_path
+    from kerneltrials.scheduler import EvalConfig
     from kerneltrials.scheduler._generations import (
         GenerationsError,
         prepare_import,
         read_generations,
     )
-    from kerneltrials.tasks import TaskError
     from kerneltrials.verifier import QUICK_TIMING, CheckOptions, TimingOptions
 
     try:
@@ -68,21 +65,7 @@ def jsonl(path: Path, model_name: str, backend: str, run_name: str | None, db: s
                         agent="one-shot", backend=backend,
                         tasks=",".join(str(p) for p in prepared.task_paths), run_name=run, db=db,
                         executor=executor, check=check, resume=resume)
-    reporter = RichReporter()
-    try:
-        summary = run_eval(config, reporter)
-    except (TaskError, ProviderUserError, StoreError, ValueError) as error:
-        reporter.stop()
-        fail(str(error))
-    reporter.stop()
-    if as_json:
-        print_json({"run": summary.run, "status": summary.status, "tasks_dir": str(dest),
-                    "generations": len(generations), "stop_reason": summary.stop_reason,
-                    "resume": resume_command(summary) if summary.status != "finished" else None,
-                    "score": summary.score.to_json() if summary.score is not None else None})
-    else:
-        print_summary(summary)
-    exit_for(summary)
+    run_and_report(config, as_json, {"tasks_dir": str(dest), "generations": len(generations)})
 
 
 def _slug(name: str) -> str:

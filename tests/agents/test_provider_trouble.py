@@ -91,7 +91,7 @@ def test_a_server_failing_every_call_is_shown_retrying_and_exits_1(
     assert len(fake_llm.requests) == 2  # one call, tried twice
     # The retry was on the console as it happened, and the cause is in the final lines.
     assert "model call failed" in result.stderr and "try 2 of 2" in result.stderr
-    tail = "\n".join(result.stderr.strip().splitlines()[-2:])
-    assert "stopped" in tail and "HTTP 500" in tail and "the model is on fire" in tail, tail
-    assert "kerneltrials eval --resume --run trouble" in tail
+    last = result.stderr.strip().splitlines()[-1]
+    assert "stopped" in last and "HTTP 500" in last and "the model is on fire" in last, last
+    assert "kerneltrials eval --resume --run trouble" in last
     assert _runs(db) == [("trouble", "stopped")]
