@@ -12,6 +12,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -76,6 +77,20 @@ def _processes_under(directory: Path) -> list[str]:
     return found
 
 
+def _run_and_interrupt(command: list[str], tmp_path: Path,
+                       in_flight: Callable[[subprocess.Popen], None],  # type: ignore[type-arg]
+                       signum: int) -> tuple[int, float, dict]:  # type: ignore[type-arg]
+    """Start ``eval``, wait until ``in_flight`` says the moment has come, send ``signum``;
+    the exit code, the seconds from the signal to the exit, the ``--json`` summary."""
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, env=_env(tmp_path), start_new_session=True)
+    try:
+        in_flight(process)
+        return _interrupt(process, signum)
+    finally:
+        _kill_group(process.pid)
+
+
 def _interrupt(process: subprocess.Popen, signum: int) -> tuple[int, float, dict]:
     sent = time.monotonic()
     os.kill(process.pid, signum)
@@ -94,19 +109,17 @@ def test_sigint_cancels_the_job_in_flight_marks_the_run_and_resumes_exactly(
                                                                     "relu_ok"], strict=True)))
     db = tmp_path / "results.sqlite"
     selector = ",".join(str(p) for p in paths)
-    process = subprocess.Popen(_eval(tmp_path, selector, replay, db, "sig", "ray"),
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               env=_env(tmp_path), start_new_session=True)
-    try:
+
+    def in_flight(process: subprocess.Popen) -> None:  # type: ignore[type-arg]
         _wait_until(lambda: _attempts(db) >= 1, process, 600, "the first attempt")
         # The hanging candidate's verification is the one in flight now: give it time to
         # get its jobs started (it would hang for call_timeout_s, 60 s, if not cancelled).
         _wait_until(lambda: bool(_processes_under(tmp_path / "scratch")), process, 120,
                     "the next verification's jobs")
         time.sleep(3)
-        code, elapsed, summary = _interrupt(process, signal.SIGINT)
-    finally:
-        _kill_group(process.pid)
+
+    code, elapsed, summary = _run_and_interrupt(
+        _eval(tmp_path, selector, replay, db, "sig", "ray"), tmp_path, in_flight, signal.SIGINT)
     print(f"SIGINT to exit (Ray): {elapsed:.1f} s")
     assert code == 130, summary
     assert elapsed < 45, f"SIGINT took {elapsed:.1f} s to end the run"
@@ -142,16 +155,15 @@ def test_sigterm_on_the_local_executor_kills_the_hanging_job_and_exits_143(
     ids = [f"path:{p.stem}" for p in paths]
     replay = write_replay(tmp_path / "model.jsonl", {ids[0]: "relu_hang"})
     db = tmp_path / "results.sqlite"
-    process = subprocess.Popen(_eval(tmp_path, str(paths[0]), replay, db, "term", "local"),
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               env=_env(tmp_path), start_new_session=True)
-    try:
+
+    def in_flight(process: subprocess.Popen) -> None:  # type: ignore[type-arg]
         _wait_until(lambda: len(_processes_under(tmp_path / "scratch")) >= 2, process, 300,
                     "the candidate's jobs")
         time.sleep(5)
-        code, elapsed, summary = _interrupt(process, signal.SIGTERM)
-    finally:
-        _kill_group(process.pid)
+
+    code, elapsed, summary = _run_and_interrupt(
+        _eval(tmp_path, str(paths[0]), replay, db, "term", "local"), tmp_path, in_flight,
+        signal.SIGTERM)
     print(f"SIGTERM to exit (local): {elapsed:.1f} s")
     assert code == 143, summary
     assert elapsed < 30, f"SIGTERM took {elapsed:.1f} s to end the run"
