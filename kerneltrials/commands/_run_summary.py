@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from kerneltrials.commands._common import fail, print_json, stderr_console, stdout_console
+from kerneltrials.commands._eval_progress import RichReporter
 
 
 #: How ``eval`` exits: 0 finished, 1 stopped early or with provider failures (the cause is
@@ -62,7 +63,6 @@ def run_and_report(config: Any, as_json: bool, extra: dict[str, Any] | None = No
     """``run_eval(config)`` under the progress display, then its summary (``--json``: with
     ``extra`` fields) and the exit code; bad input exits 2 with its one-line message."""
     from kerneltrials.agents import ProviderUserError
-    from kerneltrials.commands.eval import RichReporter
     from kerneltrials.results import StoreError
     from kerneltrials.scheduler import run_eval
     from kerneltrials.tasks import TaskError

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from kerneltrials.commands.eval import RichReporter
+from kerneltrials.commands._eval_progress import RichReporter
 from kerneltrials.verifier import Status, Verdict
 
 SPEND = SimpleNamespace(prompt_tokens=10, completion_tokens=5, cost_usd=0.0)
