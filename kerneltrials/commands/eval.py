@@ -60,8 +60,13 @@ def eval_command(model: str, agent: str, backend: str, selector: str, profile: s
                  quick: bool, error_retries: int, as_json: bool) -> None:
     """Evaluate MODEL with AGENT on the selected tasks; every verdict is stored at once.
 
-    Interrupt it at any time: `--resume --run NAME` continues without redoing finished
-    tasks. At the end the fast_p table is printed (see `kerneltrials score`)."""
+    Interrupt it at any time (Ctrl-C or SIGTERM: the verifications in flight are
+    cancelled within seconds and the run is marked interrupted): `--resume --run NAME`
+    continues without redoing finished tasks. At the end the fast_p table is printed (see
+    `kerneltrials score`). Exit status: 0 every task finished; 1 the run stopped early
+    (--max-cost, the model's provider failing; the cause is the last line); 2 bad input
+    (unknown task, model, an address or key the pre-flight check rejects); 130/143
+    interrupted by SIGINT/SIGTERM."""
     from kerneltrials.scheduler import EvalConfig
     from kerneltrials.verifier import QUICK_TIMING, CheckOptions, TimingOptions
 
