@@ -12,14 +12,13 @@ from kerneltrials.commands._common import fail, print_json, stderr_console, stdo
 from kerneltrials.commands._eval_progress import RichReporter
 
 
-#: How ``eval`` exits: 0 finished, 1 stopped early or with provider failures (the cause is
-#: the last line), 128 + the signal's number when a signal interrupted it.
+#: How ``eval`` exits: 0 finished, 1 stopped early (a task whose model calls all failed
+#: leaves its run unfinished; the cause is the last line), 128 + the signal's number when
+#: a signal interrupted it.
 def exit_code(summary: Any) -> int:
     if summary.signal is not None:
         return 128 + int(summary.signal)
-    if summary.status != "finished" or "provider_error" in summary.episodes.values():
-        return 1
-    return 0
+    return 0 if summary.status == "finished" else 1
 
 
 def exit_for(summary: Any) -> None:
@@ -48,8 +47,7 @@ def print_summary(summary: Any) -> None:
 
     if summary.score is not None:
         print_report(summary.score)
-    failed = sorted(t for t, outcome in summary.episodes.items() if outcome == "provider_error")
-    if summary.status == "finished" and not failed:
+    if summary.status == "finished":
         stdout_console.print(f"run [bold]{summary.run}[/]: finished", highlight=False)
         return
     cause = summary.stop_reason or "not every task finished"

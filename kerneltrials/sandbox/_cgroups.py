@@ -164,7 +164,7 @@ def create_job_cgroup(label: str, limits: SandboxLimits) -> tuple[JobCgroup | No
     if time.monotonic() - _last_sweep > SWEEP_INTERVAL_S:
         _last_sweep = time.monotonic()
         sweep_orphan_cgroups(parents)
-    version = 2 if len(set(parents.values())) == 1 and _is_v2(next(iter(parents.values()))) else 1
+    version = _hierarchy_version(parents)
     dirs = {controller: parent / name for controller, parent in parents.items()}
     try:
         for directory in set(dirs.values()):
@@ -174,6 +174,11 @@ def create_job_cgroup(label: str, limits: SandboxLimits) -> tuple[JobCgroup | No
     cgroup = JobCgroup(version, dirs)
     missing = _apply_limits(cgroup, limits)
     return cgroup, missing
+
+
+def _hierarchy_version(parents: dict[str, Path]) -> int:
+    """2 when every controller shares one cgroup2 directory, else 1."""
+    return 2 if len(set(parents.values())) == 1 and _is_v2(next(iter(parents.values()))) else 1
 
 
 def sweep_orphan_cgroups(parents: dict[str, Path]) -> list[str]:
@@ -186,7 +191,7 @@ def sweep_orphan_cgroups(parents: dict[str, Path]) -> list[str]:
             names.update(entry.name for entry in parent.iterdir() if entry.is_dir())
         except OSError:
             continue
-    version = 2 if len(set(parents.values())) == 1 and _is_v2(next(iter(parents.values()))) else 1
+    version = _hierarchy_version(parents)
     swept = []
     for name in sorted(names):
         match = _JOB_NAME.match(name)

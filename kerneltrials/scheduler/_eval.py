@@ -103,7 +103,6 @@ class EvalSummary:
     score: Any  # the stored eager ScoreReport (``.to_json()`` for data)
     db: str = ""  # the store's path (the ``--resume`` command names it)
     signal: int | None = None  # the signal that interrupted the run
-    provider_errors: dict[str, str] = field(default_factory=dict)  # task id -> the failure
 
 
 def resolve_model(spec: str, options: dict[str, Any]) -> Any:
@@ -263,7 +262,7 @@ def _evaluate(config: EvalConfig, store: ResultsStore, run: RunRecord, seed: int
         store.finish_run(run, status, reason=reason)
     reports = {b: score_run(store, run.name, baseline=b, save=True) for b in ("eager", "compile")}
     return EvalSummary(run.name, status, reason, outcomes, reports["eager"], db=str(store.path),
-                       signal=interrupts.signal, provider_errors=dict(episodes.provider_errors))
+                       signal=interrupts.signal)
 
 
 def _mark_cut_short(store: ResultsStore, run: RunRecord, interrupts: Interrupts,

@@ -52,7 +52,6 @@ def build_stage(session: Session) -> list[BuiltArtifact]:
     """Collect the candidate's ``load_inline`` requests, check them, and build (or find)
     each in the cache (``build/_jobs``); the run stage installs them (:func:`install_stage`)."""
     started = time.perf_counter()
-    raise_known_compile_failure(session.source, session.options.backend)
     items = lookup_artifacts(session.source, session.options.backend)
     if items is not None:  # this exact source was built before: its libraries are intact
         check_flags([item.request for item in items])
@@ -116,7 +115,8 @@ def _compile_error_of_source(session: Session, failure: Exception) -> Outcome | 
 
 def raise_known_compile_failure(source: str, backend: str) -> None:
     """This exact source failed to compile before, with this toolchain: the same verdict
-    now, without starting a worker."""
+    now, without starting a worker (the build entry, ``_check._build``, asks before it
+    launches anything)."""
     reasons = lookup_compile_failure(source, backend)
     if reasons is not None:
         raise Outcome(Status.COMPILE_ERROR, *reasons,
