@@ -27,6 +27,7 @@ system-packages:
 # independent checks that share nothing but the build cache: two at a time. The rest runs
 # one test at a time (sandbox and scheduler tests watch process counts and timings).
 test: venv system-packages
+	@df -h "$${TMPDIR:-/tmp}" | tail -1 | awk '{print "scratch space for the checks: " $$4 " free of " $$2 " on " $$6}'
 	$(BIN)/python -m pytest -q -p no:cacheprovider --durations=15 -n 2 tests/tasks
 	$(BIN)/python -m pytest -q -p no:cacheprovider --durations=25 --ignore=tests/tasks
 

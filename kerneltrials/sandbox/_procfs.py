@@ -6,6 +6,7 @@ the kernel reports here. See docs/design/sandbox.md ("Measuring a job from outsi
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterable
 
 
@@ -45,3 +46,23 @@ def socket_holders(pids: Iterable[int], inode: int) -> list[int]:
 def socket_inode(fd: int) -> int:
     """The inode of an open socket descriptor (what ``/proc/<pid>/fd`` links name)."""
     return os.fstat(fd).st_ino
+
+
+def open_files(pids: Iterable[int], device: int) -> dict[int, int]:
+    """Allocated bytes by inode of the regular files on ``device`` that ``pids`` hold open,
+    deleted ones included: a file unlinked while open keeps its blocks until the last
+    close, and no directory walk sees it."""
+    held: dict[int, int] = {}
+    for pid in pids:
+        try:
+            names = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        for name in names:
+            try:
+                info = os.stat(f"/proc/{pid}/fd/{name}")  # follows to the open file itself
+            except OSError:
+                continue
+            if info.st_dev == device and stat.S_ISREG(info.st_mode):
+                held[info.st_ino] = info.st_blocks * 512
+    return held

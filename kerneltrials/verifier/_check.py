@@ -18,6 +18,7 @@ from kerneltrials.tasks import TaskSpec, load_task, shape_configs
 from kerneltrials.verifier._built import Built, Hooks
 from kerneltrials.verifier._finish import finish, run_stages
 from kerneltrials.verifier._options import CheckOptions, TimingOptions
+from kerneltrials.verifier.harness._disk import judge_disk, require_free_disk
 from kerneltrials.verifier.harness._hardware import gpu_available, hardware_fingerprint
 from kerneltrials.verifier.harness._jobs import WorkerJob
 from kerneltrials.verifier.harness._session import Outcome, Session
@@ -174,6 +175,7 @@ def _build(task: TaskSpec, source: str, options: CheckOptions, hooks: Hooks, *,
     hooks.progress("build")
     workers = None
     try:
+        require_free_disk(session.root)
         raise_known_compile_failure(source, options.backend)  # before any worker starts
         workers = _launch(session) if launch and _runs_here(options) else None
         items = build_stage(session)
@@ -207,14 +209,20 @@ def _run(built: Built, session: Session, workers: Workers | None, hooks: Hooks) 
     verdict.reasons = list(built.static_reasons)
     verdict.compiled = True
     try:
-        if workers is None:
-            raise Outcome(Status.NOT_RUN, "device:no_gpu:built, but this machine has no CUDA device")
-        run_stages(session, verdict, built, workers, hooks)
-    except Outcome as outcome:
-        verdict.status = outcome.status
-        verdict.reasons += outcome.reasons
+        outcome: Outcome | None = None
+        try:
+            if workers is None:
+                raise Outcome(Status.NOT_RUN,
+                              "device:no_gpu:built, but this machine has no CUDA device")
+            run_stages(session, verdict, built, workers, hooks)
+        except Outcome as raised:
+            outcome = raised
+        outcome = judge_disk(session, outcome)  # while the candidate's job still runs
     finally:
         session.close()
+    if outcome is not None:
+        verdict.status = outcome.status
+        verdict.reasons += outcome.reasons
     verdict.reasons += [r for r in session.reasons if r not in verdict.reasons]
     verdict.configs = list(session.results.values())
     verdict.isolation = session.isolation or built.isolation

@@ -53,6 +53,7 @@ def _timing_stage(session: Session, verdict: Verdict, reference: WorkerJob,
     eager_ratios, compile_ratios = [], []
     for config in session.configs:
         loop_ms = time_config(session, sides, config)
+        session.discard(session.pool_path(config.name))  # timed: nothing reads it again
         stats = {side.name: side.stats(loop_ms) for side in sides}
         session.results[config.name].times_ms = stats
         eager_ratios.append(stats["eager"].median / stats["candidate"].median)

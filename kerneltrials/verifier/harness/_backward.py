@@ -73,6 +73,7 @@ def check_backward(session: Session, reference: WorkerJob, candidate: WorkerJob,
         raise Outcome(Status.INCORRECT, f"correctness:unreadable_gradients:{error}") from error
     comparison = compare_gradients(torch.load(theirs, weights_only=True), produced,
                                    *session.task.tolerance())
+    session.discard(mine, theirs)
     if not comparison.passed:
         result.passed = False
         result.detail = result.detail or comparison.reasons[0]

@@ -147,6 +147,7 @@ def judge_timing_reply(session: Session, config: ShapeConfig, reply: wire.Timed,
         judge_policy(str(session.options.policy), spot.ops,
                      session_reference_ops(session, config), f"{config.name} (timed)")
     outputs = torch.load(spot_path, weights_only=True)
+    session.discard(spot_path)
     pool = session.reference_pool(config.name)
     atol, rtol = session.task.tolerance()
     for spot, output in zip(spots, outputs, strict=True):

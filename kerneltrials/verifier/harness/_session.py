@@ -73,6 +73,12 @@ class Session:
             self._pool = (config_name, torch.load(self.pool_path(config_name), weights_only=True))
         return self._pool[1]
 
+    def discard(self, *paths: str) -> None:
+        """Remove exchanged files the parent has read: a check's scratch holds one input
+        seed's files at a time, not every configuration's (gigabytes on the larger tasks)."""
+        for path in paths:
+            Path(path).unlink(missing_ok=True)
+
     def __post_init__(self) -> None:
         for name in ("candidate", "exchange", "private", "candidate-out", "artifacts"):
             (self.root / name).mkdir(parents=True, exist_ok=True)

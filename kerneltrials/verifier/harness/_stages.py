@@ -193,7 +193,8 @@ def _setup_config(session: Session, reference: WorkerJob, candidate: WorkerJob,
 
 
 def _check_one_seed(session: Session, reference: WorkerJob, candidate: WorkerJob,
-                    config: ShapeConfig, seed: int, result: ConfigResult, replay: bool) -> None:
+                    config: ShapeConfig, seed: int, result: ConfigResult, replay: bool,
+                    keep_inputs: bool = False) -> None:
     tag = f"{config.name}-{seed}"
     paths = {"inputs": session.path("exchange", f"inputs-{tag}.pt"),
              "reference": session.path("private", f"reference-{tag}.pt"),
@@ -219,6 +220,9 @@ def _check_one_seed(session: Session, reference: WorkerJob, candidate: WorkerJob
     session.reference_ops[config.name] = ops
     judge_run_reply(session, config, reply, ops)
     judge_outputs(session, config, reply, paths, result)
+    session.discard(paths["reference"], paths["outputs"])
+    if not keep_inputs:
+        session.discard(paths["inputs"])
 
 
 def correctness_stage(session: Session, reference: WorkerJob, candidate: WorkerJob) -> bool:
@@ -232,10 +236,14 @@ def correctness_stage(session: Session, reference: WorkerJob, candidate: WorkerJ
                               params=session.task.resolved_params(config.overrides), passed=True)
         session.results[config.name] = result
         _setup_config(session, reference, candidate, config)
+        backward = session.task.backward
         for index, seed in enumerate(seeds):  # poisoned replays on the first seed only
-            _check_one_seed(session, reference, candidate, config, seed, result, index == 0)
-        if session.task.backward and result.passed:
+            _check_one_seed(session, reference, candidate, config, seed, result, index == 0,
+                            keep_inputs=backward and index == 0)  # the backward check's
+        if backward and result.passed:
             check_backward(session, reference, candidate, config, seeds[0], result)
+        if backward:
+            session.discard(session.path("exchange", f"inputs-{config.name}-{seeds[0]}.pt"))
         all_passed &= result.passed
     session.durations_s["correctness"] = time.perf_counter() - started
     return all_passed

@@ -1,0 +1,108 @@
+"""A full disk is the machine's or the candidate's, decided from outside its job.
+
+The scratch filesystem is shared by every check on the machine. A worker that cannot write
+its outputs fails like a crashing candidate; charging that to whoever wrote next is wrong,
+and so is the opposite, letting a candidate make its own failure ``error`` (left out of
+fast_p) by filling the disk. The native cheat (tests/verifier/native_disk/) fills it from
+its writable output directory and hides the file by unlinking it while it stays open.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+import kerneltrials
+from kerneltrials.sandbox._procfs import open_files
+from kerneltrials.verifier import QUICK_TIMING, CheckOptions, Status, Verdict
+from kerneltrials.verifier.harness import _disk
+from kerneltrials.verifier.harness._disk import MIB, DiskState, directory_files, disk_outcome
+from tests.verifier.candidates import candidate
+
+NATIVE = Path(__file__).parent / "native_disk"
+OPTIONS = CheckOptions(timing=QUICK_TIMING, compile_baseline=False, call_timeout_s=30,
+                       hidden_seed=7)
+
+
+def verify(source: str, **fields: object) -> Verdict:
+    return kerneltrials.check("L1/relu", source, options=replace(OPTIONS, **fields))  # type: ignore[arg-type]
+
+
+def _state(free_mib: int, held_mib: int, allowed_mib: int = 64) -> DiskState:
+    return DiskState(free_mib * MIB, held_mib * MIB, allowed_mib * MIB, Path("/tmp"))
+
+
+def test_the_disk_is_the_story_only_when_full_or_flooded() -> None:
+    assert disk_outcome(_state(10_000, 1), floor_bytes=256 * MIB) is None
+    full = disk_outcome(_state(100, 1), floor_bytes=256 * MIB)
+    assert full is not None and full.status == Status.ERROR
+    assert full.reasons[0].startswith("machine:disk_full:100 MiB free")
+    # Whatever the free space, a job that holds more than its outputs is rejected.
+    for free in (100, 10_000):
+        flood = disk_outcome(_state(free, 600), floor_bytes=256 * MIB)
+        assert flood is not None and flood.status == Status.REJECTED
+        assert flood.reasons[0].startswith("sandbox:disk_flood:"), flood.reasons
+
+
+def test_an_unlinked_file_held_open_counts_and_no_listing_sees_it(tmp_path: Path) -> None:
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import os, sys, time\n"
+         f"fd = os.open({str(tmp_path / 'hidden')!r}, os.O_CREAT | os.O_RDWR)\n"
+         "os.posix_fallocate(fd, 0, 8 << 20)\n"
+         f"os.unlink({str(tmp_path / 'hidden')!r})\n"
+         "print('ready', flush=True)\n"
+         "time.sleep(60)\n"],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+        device = tmp_path.stat().st_dev
+        assert directory_files(tmp_path) == {}
+        assert sum(open_files([holder.pid], device).values()) >= 8 * MIB
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+@pytest.mark.timeout(300)
+def test_a_nearly_full_disk_stops_a_check_before_any_job(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_disk, "DISK_FLOOR_BYTES", 1 << 60)
+    verdict = verify(candidate("relu_ok"))
+    assert verdict.status == Status.ERROR, verdict.reasons
+    assert verdict.reasons[0].startswith("machine:disk_full:"), verdict.reasons
+    assert verdict.configs == [] and not verdict.compiled
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_a_crash_on_a_full_disk_is_the_machines(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The disk reads as full only when the run stage ends (the check started on a healthy
+    # one): the crash is not charged, and its own reason stays in the verdict.
+    monkeypatch.setattr("kerneltrials.verifier._check.require_free_disk", lambda root: None)
+    monkeypatch.setattr(_disk, "free_bytes", lambda path: 5 * MIB)
+    verdict = verify(candidate("relu_crash"))
+    assert verdict.status == Status.ERROR, verdict.reasons
+    assert verdict.reasons[0].startswith("machine:disk_full:5 MiB free"), verdict.reasons
+    assert any("signal 11" in reason for reason in verdict.reasons), verdict.reasons
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_native_flood_from_the_output_directory_is_rejected() -> None:
+    verdict = verify((NATIVE / "flood_unlinked.py").read_text(), source_scans=False)
+    assert verdict.status == Status.REJECTED, verdict.reasons
+    assert any(r.startswith("sandbox:disk_flood:") for r in verdict.reasons), verdict.reasons
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_without_the_open_file_accounting_the_flood_gets_through(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # The control: the file is unlinked, so only the descriptors it holds show it.
+    monkeypatch.setattr(_disk, "open_files", lambda pids, device: {})
+    verdict = verify((NATIVE / "flood_unlinked.py").read_text(), source_scans=False)
+    assert verdict.status == Status.CORRECT, verdict.reasons
