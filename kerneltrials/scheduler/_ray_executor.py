@@ -10,6 +10,7 @@ loss becomes an ``error`` verdict, never a failure charged to the candidate, whi
 from __future__ import annotations
 
 import functools
+import logging
 import os
 import threading
 from typing import Any, cast
@@ -32,6 +33,21 @@ def _require_ray() -> Any:
     except ImportError as error:
         raise RuntimeError("Ray is not installed: pip install 'kerneltrials[ray]'") from error
     return ray
+
+
+class _TokenAuthNotice(logging.Filter):
+    """Drops Ray's notice that a new local cluster has token authentication on (Ray's
+    default since 2.5x, printed by every ``eval``): it says the safe thing happened. The
+    warning that a cluster runs *without* it is a different message and still shows."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith("Token authentication is enabled for this")
+
+
+def _quiet_token_auth_notice() -> None:
+    logger = logging.getLogger("ray._private.authentication.authentication_token_setup")
+    if not any(isinstance(f, _TokenAuthNotice) for f in logger.filters):
+        logger.addFilter(_TokenAuthNotice())
 
 
 class _ActorGate:
@@ -105,6 +121,7 @@ class RayExecutor(Executor):
         self._lock = threading.Lock()
         self._started_here = not ray.is_initialized()
         if self._started_here:
+            _quiet_token_auth_notice()
             ray.init(address=address, num_cpus=num_cpus if address is None else None,
                      include_dashboard=False, log_to_driver=False, configure_logging=False,
                      namespace=GATE_NAMESPACE)

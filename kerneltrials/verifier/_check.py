@@ -151,7 +151,7 @@ def _session(task: TaskSpec, source: str, options: CheckOptions) -> Session:
 
 
 def _launch(session: Session) -> Workers:
-    """The run stage's workers, started early: their imports overlap what comes first."""
+    """The run stage's workers (their imports take a few seconds of both cores)."""
     reference, candidate = launch_workers(session)
     return reference, candidate, time.perf_counter()
 
@@ -177,8 +177,8 @@ def _build(task: TaskSpec, source: str, options: CheckOptions, hooks: Hooks, *,
     try:
         require_free_disk(session.root)
         raise_known_compile_failure(source, options.backend)  # before any worker starts
+        items = build_stage(session)  # before any run worker: a compile error answers alone
         workers = _launch(session) if launch and _runs_here(options) else None
-        items = build_stage(session)
     except Outcome as outcome:
         verdict = _base_verdict(task, options)
         verdict.status, verdict.reasons = outcome.status, list(reasons) + outcome.reasons

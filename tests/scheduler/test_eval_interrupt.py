@@ -141,6 +141,7 @@ def test_sigint_cancels_the_job_in_flight_marks_the_run_and_resumes_exactly(
                              capture_output=True, text=True, timeout=900, env=_env(tmp_path))
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     assert json.loads(resumed.stdout)["status"] == "finished"
+    assert "Token authentication is enabled" not in resumed.stderr  # Ray's notice, dropped
     store = open_store(db)
     statuses = {a.task_id: a.status for a in store.attempts_for_run("sig")}
     assert statuses == dict.fromkeys(ids, "correct")

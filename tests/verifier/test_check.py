@@ -73,15 +73,30 @@ def test_non_compiling_candidate_is_a_compile_error_with_the_compiler_message() 
 
 
 def test_a_cpp_typo_is_told_at_the_candidates_line_and_answered_at_once_when_resubmitted(
-        ) -> None:
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
     import uuid
+
+    from kerneltrials.verifier import _check
+
+    launched: list[object] = []  # the run stage's workers, started only after a build
+
+    def counted(session: object) -> object:
+        launched.append(session)
+        return launch_workers(session)
+
+    launch_workers = _check.launch_workers
+    monkeypatch.setattr(_check, "launch_workers", counted)
 
     typo = "relu_ok(torch::Tensor x) { return apply(x.contiguous(), 0.f) }"  # no ';'
     source = candidate("relu_ok", salt=uuid.uuid4().hex).replace(
         "relu_ok(torch::Tensor x) { return apply(x.contiguous(), 0.f); }", typo)
     line = next(n for n, text in enumerate(source.splitlines(), 1) if typo in text)
+    started = time.perf_counter()
     first = run(source)
+    print(f"a fresh C++ typo answered in {time.perf_counter() - started:.1f} s")
     assert first.status == Status.COMPILE_ERROR, first.reasons
+    assert launched == []  # no worker started (and imported torch) beside the compiler
     (reason,) = [r for r in first.reasons if r.startswith("build:compile_error:")]
     # The compiler's error at the line of the candidate's own file, with its code; none of
     # the build system's command lines.
