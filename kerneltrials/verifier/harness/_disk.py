@@ -82,6 +82,7 @@ def disk_outcome(state: DiskState, floor_bytes: int | None = None) -> Outcome | 
         return Outcome(Status.REJECTED,
                        f"sandbox:disk_flood:the candidate's job held "
                        f"{state.candidate_bytes / MIB:.0f} MiB on the scratch filesystem "
+                       f"in files it wrote or holds open, its printed output included "
                        f"(its outputs need at most {state.allowance_bytes / MIB:.0f} MiB)")
     floor_bytes = DISK_FLOOR_BYTES if floor_bytes is None else floor_bytes
     if state.free_bytes < floor_bytes:
