@@ -49,20 +49,34 @@ def socket_inode(fd: int) -> int:
 
 
 def open_files(pids: Iterable[int], device: int) -> dict[int, int]:
-    """Allocated bytes by inode of the regular files on ``device`` that ``pids`` hold open,
-    deleted ones included: a file unlinked while open keeps its blocks until the last
-    close, and no directory walk sees it."""
+    """Allocated bytes by inode of the regular files on ``device`` that ``pids`` hold:
+    through a descriptor (any such file, deleted ones included: a file unlinked while open
+    keeps its blocks until the last close, and no directory walk sees it), or through a
+    mapping alone, descriptor closed (deleted files only: every process maps the
+    interpreter's and torch's libraries, which may live on the same filesystem)."""
     held: dict[int, int] = {}
     for pid in pids:
-        try:
-            names = os.listdir(f"/proc/{pid}/fd")
-        except OSError:
-            continue
-        for name in names:
-            try:
-                info = os.stat(f"/proc/{pid}/fd/{name}")  # follows to the open file itself
-            except OSError:
-                continue
-            if info.st_dev == device and stat.S_ISREG(info.st_mode):
+        for name in _entries(f"/proc/{pid}/fd"):
+            info = _stat(f"/proc/{pid}/fd/{name}")  # follows to the open file itself
+            if info is not None and info.st_dev == device and stat.S_ISREG(info.st_mode):
+                held[info.st_ino] = info.st_blocks * 512
+        for name in _entries(f"/proc/{pid}/map_files"):  # readable by a privileged reader
+            info = _stat(f"/proc/{pid}/map_files/{name}")
+            if (info is not None and info.st_dev == device and stat.S_ISREG(info.st_mode)
+                    and info.st_nlink == 0):
                 held[info.st_ino] = info.st_blocks * 512
     return held
+
+
+def _entries(directory: str) -> list[str]:
+    try:
+        return os.listdir(directory)
+    except OSError:
+        return []
+
+
+def _stat(path: str) -> os.stat_result | None:
+    try:
+        return os.stat(path)
+    except OSError:
+        return None

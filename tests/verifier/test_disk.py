@@ -90,10 +90,42 @@ def test_a_crash_on_a_full_disk_is_the_machines(monkeypatch: pytest.MonkeyPatch)
     assert any("signal 11" in reason for reason in verdict.reasons), verdict.reasons
 
 
+def test_a_deleted_file_kept_only_by_a_mapping_counts(tmp_path: Path) -> None:
+    # The descriptor is closed (ctypes' mmap: Python's own mmap keeps a duplicate), the
+    # file unlinked; a mapped file that still has a name (a library) is not counted.
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import ctypes, mmap, os, time\n"
+         "libc = ctypes.CDLL(None, use_errno=True)\n"
+         "libc.mmap.restype = ctypes.c_void_p\n"
+         "libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,"
+         " ctypes.c_int, ctypes.c_long]\n"
+         "def mapped(path, keep):\n"
+         "    fd = os.open(path, os.O_CREAT | os.O_RDWR)\n"
+         "    os.posix_fallocate(fd, 0, 8 << 20)\n"
+         "    assert libc.mmap(None, 8 << 20, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0) != 2**64 - 1\n"
+         "    os.close(fd)\n"
+         "    if not keep: os.unlink(path)\n"
+         f"mapped({str(tmp_path / 'hidden')!r}, False)\n"
+         f"mapped({str(tmp_path / 'named')!r}, True)\n"
+         "print('ready', flush=True)\n"
+         "time.sleep(60)\n"],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+        held = open_files([holder.pid], tmp_path.stat().st_dev)
+        assert sum(held.values()) >= 8 * MIB, held
+        assert (tmp_path / "named").stat().st_ino not in held
+    finally:
+        holder.kill()
+        holder.wait()
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(600)
-def test_native_flood_from_the_output_directory_is_rejected() -> None:
-    verdict = verify((NATIVE / "flood_unlinked.py").read_text(), source_scans=False)
+@pytest.mark.parametrize("name", ["flood_unlinked", "flood_mapped"])
+def test_native_flood_from_the_output_directory_is_rejected(name: str) -> None:
+    verdict = verify((NATIVE / f"{name}.py").read_text(), source_scans=False)
     assert verdict.status == Status.REJECTED, verdict.reasons
     assert any(r.startswith("sandbox:disk_flood:") for r in verdict.reasons), verdict.reasons
 
