@@ -9,8 +9,10 @@ its writable output directory and hides the file by unlinking it while it stays 
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -28,8 +30,26 @@ OPTIONS = CheckOptions(timing=QUICK_TIMING, compile_baseline=False, call_timeout
                        hidden_seed=7)
 
 
+def _flood(hold: str) -> str:
+    """The native flood, keeping its unlinked file by a ``descriptor`` or a ``mapping``."""
+    return (NATIVE / "flood.py").read_text().replace('HOLD = "descriptor"', f"HOLD = {hold!r}")
+
+
 def verify(source: str, **fields: object) -> Verdict:
     return kerneltrials.check("L1/relu", source, options=replace(OPTIONS, **fields))  # type: ignore[arg-type]
+
+
+@contextlib.contextmanager
+def _holder(script: str) -> Iterator[int]:
+    """A process that runs ``script`` (which prints ``ready``), then sleeps; its pid."""
+    process = subprocess.Popen([sys.executable, "-c", script + "print('ready', flush=True)\n"
+                                "import time; time.sleep(60)\n"], stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None and process.stdout.readline().strip() == "ready"
+        yield process.pid
+    finally:
+        process.kill()
+        process.wait()
 
 
 def _state(free_mib: int, held_mib: int, allowed_mib: int = 64) -> DiskState:
@@ -49,23 +69,34 @@ def test_the_disk_is_the_story_only_when_full_or_flooded() -> None:
 
 
 def test_an_unlinked_file_held_open_counts_and_no_listing_sees_it(tmp_path: Path) -> None:
-    holder = subprocess.Popen(
-        [sys.executable, "-c",
-         "import os, sys, time\n"
-         f"fd = os.open({str(tmp_path / 'hidden')!r}, os.O_CREAT | os.O_RDWR)\n"
-         "os.posix_fallocate(fd, 0, 8 << 20)\n"
-         f"os.unlink({str(tmp_path / 'hidden')!r})\n"
-         "print('ready', flush=True)\n"
-         "time.sleep(60)\n"],
-        stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
-        device = tmp_path.stat().st_dev
+    hidden = str(tmp_path / "hidden")
+    with _holder(f"import os\nfd = os.open({hidden!r}, os.O_CREAT | os.O_RDWR)\n"
+                 f"os.posix_fallocate(fd, 0, 8 << 20)\nos.unlink({hidden!r})\n") as pid:
         assert directory_files(tmp_path) == {}
-        assert sum(open_files([holder.pid], device).values()) >= 8 * MIB
-    finally:
-        holder.kill()
-        holder.wait()
+        assert sum(open_files([pid], tmp_path.stat().st_dev).values()) >= 8 * MIB
+
+
+def test_a_deleted_file_kept_only_by_a_mapping_counts(tmp_path: Path) -> None:
+    # The descriptor is closed (ctypes' mmap: Python's own mmap keeps a duplicate), the
+    # file unlinked; a mapped file that still has a name (a library) is not counted.
+    script = (
+        "import ctypes, mmap, os\n"
+        "libc = ctypes.CDLL(None, use_errno=True)\n"
+        "libc.mmap.restype = ctypes.c_void_p\n"
+        "libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,"
+        " ctypes.c_int, ctypes.c_long]\n"
+        "def mapped(path, keep):\n"
+        "    fd = os.open(path, os.O_CREAT | os.O_RDWR)\n"
+        "    os.posix_fallocate(fd, 0, 8 << 20)\n"
+        "    assert libc.mmap(None, 8 << 20, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0) != 2**64 - 1\n"
+        "    os.close(fd)\n"
+        "    if not keep: os.unlink(path)\n"
+        f"mapped({str(tmp_path / 'hidden')!r}, False)\n"
+        f"mapped({str(tmp_path / 'named')!r}, True)\n")
+    with _holder(script) as pid:
+        held = open_files([pid], tmp_path.stat().st_dev)
+        assert sum(held.values()) >= 8 * MIB, held
+        assert (tmp_path / "named").stat().st_ino not in held
 
 
 @pytest.mark.timeout(300)
@@ -90,42 +121,11 @@ def test_a_crash_on_a_full_disk_is_the_machines(monkeypatch: pytest.MonkeyPatch)
     assert any("signal 11" in reason for reason in verdict.reasons), verdict.reasons
 
 
-def test_a_deleted_file_kept_only_by_a_mapping_counts(tmp_path: Path) -> None:
-    # The descriptor is closed (ctypes' mmap: Python's own mmap keeps a duplicate), the
-    # file unlinked; a mapped file that still has a name (a library) is not counted.
-    holder = subprocess.Popen(
-        [sys.executable, "-c",
-         "import ctypes, mmap, os, time\n"
-         "libc = ctypes.CDLL(None, use_errno=True)\n"
-         "libc.mmap.restype = ctypes.c_void_p\n"
-         "libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,"
-         " ctypes.c_int, ctypes.c_long]\n"
-         "def mapped(path, keep):\n"
-         "    fd = os.open(path, os.O_CREAT | os.O_RDWR)\n"
-         "    os.posix_fallocate(fd, 0, 8 << 20)\n"
-         "    assert libc.mmap(None, 8 << 20, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0) != 2**64 - 1\n"
-         "    os.close(fd)\n"
-         "    if not keep: os.unlink(path)\n"
-         f"mapped({str(tmp_path / 'hidden')!r}, False)\n"
-         f"mapped({str(tmp_path / 'named')!r}, True)\n"
-         "print('ready', flush=True)\n"
-         "time.sleep(60)\n"],
-        stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
-        held = open_files([holder.pid], tmp_path.stat().st_dev)
-        assert sum(held.values()) >= 8 * MIB, held
-        assert (tmp_path / "named").stat().st_ino not in held
-    finally:
-        holder.kill()
-        holder.wait()
-
-
 @pytest.mark.slow
 @pytest.mark.timeout(600)
-@pytest.mark.parametrize("name", ["flood_unlinked", "flood_mapped"])
-def test_native_flood_from_the_output_directory_is_rejected(name: str) -> None:
-    verdict = verify((NATIVE / f"{name}.py").read_text(), source_scans=False)
+@pytest.mark.parametrize("hold", ["descriptor", "mapping"])
+def test_native_flood_from_the_output_directory_is_rejected(hold: str) -> None:
+    verdict = verify(_flood(hold), source_scans=False)
     assert verdict.status == Status.REJECTED, verdict.reasons
     assert any(r.startswith("sandbox:disk_flood:") for r in verdict.reasons), verdict.reasons
 
@@ -136,5 +136,5 @@ def test_without_the_open_file_accounting_the_flood_gets_through(
         monkeypatch: pytest.MonkeyPatch) -> None:
     # The control: the file is unlinked, so only the descriptors it holds show it.
     monkeypatch.setattr(_disk, "open_files", lambda pids, device: {})
-    verdict = verify((NATIVE / "flood_unlinked.py").read_text(), source_scans=False)
+    verdict = verify(_flood("descriptor"), source_scans=False)
     assert verdict.status == Status.CORRECT, verdict.reasons

@@ -1,8 +1,10 @@
 """Native cheat (a full disk as cover): on its first call the kernel fills the check's
 shared scratch filesystem from its writable output directory, then unlinks the file and
-keeps it open, so no directory listing shows what it holds. Were the space not traced to
-it, any failure the full disk caused (its own or the reference's) would read as the
-machine's ``error``, which fast_p leaves out. Computes relu honestly otherwise."""
+keeps its blocks through an open descriptor (``HOLD = "descriptor"``) or through a
+mapping alone, descriptor closed (``"mapping"``), so no directory listing shows them.
+Were the space not traced to it, any failure the full disk caused (its own or the
+reference's) would read as the machine's ``error``, which fast_p leaves out. Computes
+relu honestly otherwise."""
 
 import os
 
@@ -10,28 +12,35 @@ import torch
 import torch.nn as nn
 from torch.utils.cpp_extension import load_inline
 
+HOLD = "descriptor"
+
 SOURCE = r"""
 #include <torch/extension.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <string>
 
-static int held = -1;  // never closed: the blocks stay allocated while the job lives
+static bool flooded = false;  // the blocks stay allocated while the job lives
 
-static void flood(const std::string& directory, int64_t bytes) {
+static void flood(const std::string& directory, int64_t bytes, bool by_mapping) {
+    flooded = true;
     std::string path = directory + "/.flood";
-    held = open(path.c_str(), O_CREAT | O_RDWR | O_TRUNC, 0600);
-    if (held < 0) return;
-    if (posix_fallocate(held, 0, bytes) != 0) {  // no fallocate: write the blocks
+    int fd = open(path.c_str(), O_CREAT | O_RDWR | O_TRUNC, 0600);
+    if (fd < 0) return;
+    if (posix_fallocate(fd, 0, bytes) != 0) {  // no fallocate: write the blocks
         static char chunk[1 << 20];
         for (int64_t done = 0; done < bytes; done += sizeof(chunk))
-            if (write(held, chunk, sizeof(chunk)) <= 0) break;
+            if (write(fd, chunk, sizeof(chunk)) <= 0) break;
     }
+    if (by_mapping && mmap(nullptr, bytes, PROT_READ, MAP_SHARED, fd, 0) != MAP_FAILED)
+        close(fd);  // only the mapping holds it now
     unlink(path.c_str());
 }
 
-torch::Tensor relu_flooding(torch::Tensor x, std::string directory, int64_t bytes) {
-    if (held < 0) flood(directory, bytes);
+torch::Tensor relu_flooding(torch::Tensor x, std::string directory, int64_t bytes,
+                            bool by_mapping) {
+    if (!flooded) flood(directory, bytes, by_mapping);
     auto input = x.contiguous();
     auto out = torch::empty_like(input);
     const float* in = input.data_ptr<float>();
@@ -50,4 +59,4 @@ OUTPUTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 class ModelNew(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return ext.relu_flooding(x, OUTPUTS, 512 * 1024 * 1024)
+        return ext.relu_flooding(x, OUTPUTS, 512 * 1024 * 1024, HOLD == "mapping")
