@@ -13,11 +13,7 @@ from collections.abc import Iterable
 def holds_socket(pid: int, inode: int) -> bool:
     """Does any descriptor of ``pid`` refer to the socket with ``inode``?"""
     target = f"socket:[{inode}]"
-    try:
-        names = os.listdir(f"/proc/{pid}/fd")
-    except OSError:
-        return False
-    for name in names:
+    for name in _entries(f"/proc/{pid}/fd"):
         try:
             if os.readlink(f"/proc/{pid}/fd/{name}") == target:
                 return True

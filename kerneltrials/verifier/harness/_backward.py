@@ -53,7 +53,7 @@ def check_backward(session: Session, reference: WorkerJob, candidate: WorkerJob,
                    config: ShapeConfig, seed: int, result: ConfigResult) -> None:
     """Candidate first, then the reference; failures go on the configuration's result."""
     tag = f"{config.name}-{seed}"
-    inputs = session.path("exchange", f"inputs-{tag}.pt")
+    inputs = session.inputs_path(config.name, seed)
     mine, theirs = session.path("candidate-out", f"grads-{tag}.pt"), session.path("private", f"grads-{tag}.pt")
     timeout = session.options.call_timeout_s
     try:

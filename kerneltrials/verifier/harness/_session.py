@@ -73,6 +73,11 @@ class Session:
             self._pool = (config_name, torch.load(self.pool_path(config_name), weights_only=True))
         return self._pool[1]
 
+    def inputs_path(self, config_name: str, seed: int) -> str:
+        """Where the reference writes one input seed's inputs (correctness and backward
+        read the same file)."""
+        return self.path("exchange", f"inputs-{config_name}-{seed}.pt")
+
     def discard(self, *paths: str) -> None:
         """Remove exchanged files the parent has read: a check's scratch holds one input
         seed's files at a time, not every configuration's (gigabytes on the larger tasks)."""

@@ -196,7 +196,7 @@ def _check_one_seed(session: Session, reference: WorkerJob, candidate: WorkerJob
                     config: ShapeConfig, seed: int, result: ConfigResult, replay: bool,
                     keep_inputs: bool = False) -> None:
     tag = f"{config.name}-{seed}"
-    paths = {"inputs": session.path("exchange", f"inputs-{tag}.pt"),
+    paths = {"inputs": session.inputs_path(config.name, seed),
              "reference": session.path("private", f"reference-{tag}.pt"),
              "outputs": session.path("candidate-out", f"outputs-{tag}.pt")}
     timeout = session.options.call_timeout_s
@@ -243,7 +243,7 @@ def correctness_stage(session: Session, reference: WorkerJob, candidate: WorkerJ
         if backward and result.passed:
             check_backward(session, reference, candidate, config, seeds[0], result)
         if backward:
-            session.discard(session.path("exchange", f"inputs-{config.name}-{seeds[0]}.pt"))
+            session.discard(session.inputs_path(config.name, seeds[0]))
         all_passed &= result.passed
     session.durations_s["correctness"] = time.perf_counter() - started
     return all_passed
