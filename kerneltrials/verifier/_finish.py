@@ -46,7 +46,7 @@ def _timing_stage(session: Session, verdict: Verdict, reference: WorkerJob,
                   candidate: WorkerJob) -> None:
     started = time.perf_counter()
     reads = OutputReads(candidate) if keeps_outputs(session.options) else None
-    sides = [Side("candidate", candidate, "candidate", reads=reads),
+    sides = [Side("candidate", candidate, "candidate", reads=reads, reference=reference),
              Side("eager", reference, "eager")]
     if session.options.compile_baseline:
         sides.append(Side("compile", reference, "compile"))

@@ -62,6 +62,10 @@ class CheckOptions:
     # (harness/_output_reads.py): any timed call may be checked. Needs the privilege to
     # read another process's memory; without it the verdict says so.
     read_timed_outputs: bool = True
+    # Give every timed call inputs no other call saw: its pool set scaled element-wise by
+    # factors the parent draws per call (worker/_fresh.py), checked against the reference
+    # worker's output for the same call. Off only to show what it stops.
+    fresh_inputs: bool = True
     suspicious_speedup: float = 10.0  # a speedup over eager above this is flagged
     peak_bytes_per_s: float | None = None  # speed of light; None: the backend's default
     peak_flops: float | None = None
@@ -72,11 +76,14 @@ class CheckOptions:
     # turn them off, to show that it does; a candidate cannot (options are the harness's).
     source_scans: bool = True
     # The link policy (builds/_symbols.py): the candidate's own objects import only the
-    # allow-list. Off by default for now: without optimisation (no -O flag; nvcc's host
-    # units) the inline pybind11 code of <torch/extension.h> is emitted into the
-    # candidate's own objects and imports the CPython API, so honest CUDA candidates would
-    # be rejected (docs/design/anticheat.md, "The link policy"). Turn on per check.
-    link_policy: bool = False
+    # allow-list. None: on for the cpu backend, off for cuda, where nvcc's host units (no
+    # -O flag) emit the inline pybind11 code of <torch/extension.h> into the candidate's
+    # own objects, so honest CUDA candidates import the CPython API
+    # (docs/design/anticheat.md, "The link policy"). True or False forces it.
+    link_policy: bool | None = None
+
+    def resolved_link_policy(self) -> bool:
+        return self.backend == "cpu" if self.link_policy is None else self.link_policy
 
     def resolved_profile(self) -> str:
         return self.profile or resolve_backend(self.backend).profile

@@ -18,8 +18,8 @@ RUN_REPORT = {"structures": [{"type": "torch.Tensor", "exact_tensor": True}],
 
 def test_every_operation_has_a_request_type_with_its_reply() -> None:
     assert set(wire.REQUESTS) == {"load_task", "load_candidate", "setup", "inputs", "reference",
-                                  "pool_reference", "run", "time", "grad", "profile",
-                                  "collect", "compile", "exit"}
+                                  "pool_reference", "fresh_reference", "run", "time", "grad",
+                                  "profile", "collect", "compile", "exit"}
 
 
 def test_a_request_round_trips_through_its_frame() -> None:

@@ -7,6 +7,7 @@ wrong answers become ``correctness:*`` reasons on the configuration.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import torch
@@ -133,25 +134,30 @@ def _leaf_changed(clean: Any, poisoned: Any) -> bool:
 
 
 def judge_timing_reply(session: Session, config: ShapeConfig, reply: wire.Timed,
-                       n_calls: int, spot_path: str | None) -> None:
-    """A timed batch: integrity, kernels on every call, and the spot-checked outputs."""
+                       n_calls: int, spot: list[int], spot_path: str | None,
+                       expected_for: Callable[[list[int]], list[Any]]) -> None:
+    """A timed batch: integrity, kernels on every call, and the spot-checked calls
+    ``spot`` (their outputs compared with ``expected_for(spot)``, the reference's)."""
     if reply.integrity:
         raise reject(*reply.integrity)
     if reply.kernel_calls is None or reply.kernel_calls < n_calls:
         raise reject(f"integrity:no_custom_call:timed calls ran no compiled function on {config.name}")
     spots = reply.spots
-    if not spots or spot_path is None:
+    if not spot or spot_path is None:
         return
+    if [reported.index for reported in spots] != spot:  # the parent's pick, not the worker's
+        raise reject(f"integrity:malformed_spots on {config.name}")
     judge_structures([spot.structure for spot in spots])
-    for spot in spots:
-        judge_policy(str(session.options.policy), spot.ops,
+    for reported in spots:
+        judge_policy(str(session.options.policy), reported.ops,
                      session_reference_ops(session, config), f"{config.name} (timed)")
     outputs = torch.load(spot_path, weights_only=True)
     session.discard(spot_path)
-    pool = session.reference_pool(config.name)
+    if len(outputs) != len(spot):
+        raise reject(f"integrity:malformed_spots on {config.name}")
+    expected_outputs = expected_for(spot)
     atol, rtol = session.task.tolerance()
-    for spot, output in zip(spots, outputs, strict=True):
-        expected = pool[spot.pool % len(pool)]
+    for expected, output in zip(expected_outputs, outputs, strict=True):
         if not compare_outputs(expected, output, atol, rtol).passed:
             raise reject(f"integrity:timed_output_mismatch:a timed call's output is wrong on "
                          f"{config.name} (behaves differently while timed)")

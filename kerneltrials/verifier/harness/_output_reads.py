@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import errno
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import torch
@@ -138,10 +138,12 @@ def _rebuilt(expected: object, tensors: list[torch.Tensor]) -> object | None:
                            if isinstance(leaf, torch.Tensor) else leaf)
 
 
-def wrong_read_calls(reads: OutputReads, reply: wire.Timed, pool: list[object],
+def wrong_read_calls(reads: OutputReads, reply: wire.Timed,
+                     expected_for: Callable[[list[int]], list[object]],
                      tolerance: tuple[float, float]) -> list[int] | None:
     """The drawn calls whose output, read from the frozen worker, is wrong (compared
-    with the reference's output for the same input); None when nothing could be read.
+    with the reference's output for the same input, ``expected_for(drawn calls)``); None
+    when nothing could be read.
 
     Raises:
         UnreadableOutput: an output is not where the worker said, or not a tensor.
@@ -153,11 +155,11 @@ def wrong_read_calls(reads: OutputReads, reply: wire.Timed, pool: list[object],
                                f"{len(reply.times_ms)} calls")
     atol, rtol = tolerance
     wrong = []
-    for index in reads.draw(len(reply.times_ms)):
+    drawn = reads.draw(len(reply.times_ms))
+    for index, expected in zip(drawn, expected_for(drawn), strict=True):
         tensors = reads.read(reply.outputs[index])
         if tensors is None:
             return None
-        expected = pool[index % len(pool)]
         output = _rebuilt(expected, tensors)
         if output is None:
             raise UnreadableOutput(f"call {index} described {len(tensors)} output tensors")

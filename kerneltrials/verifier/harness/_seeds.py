@@ -16,6 +16,11 @@ import hashlib
 _SEED_BITS = 31
 
 
+#: Input sets kept per configuration for timing; each timed call gets one of them, scaled
+#: by its own factors (worker/_fresh.py): call i runs on set i mod this.
+TIMING_POOL_SIZE = 3
+
+
 def derived_seed(secret: int, *parts: object) -> int:
     """A seed for ``parts`` (a configuration, a purpose, an index) under ``secret``."""
     text = "\x1f".join(str(part) for part in (secret, *parts))
@@ -38,3 +43,9 @@ def input_seeds(secret: int, config: str, count: int) -> list[int]:
 def pool_seeds(secret: int, config: str, count: int) -> list[int]:
     """The timing pool's input seeds of one configuration."""
     return [derived_seed(secret, config, "timing-pool", index) for index in range(count)]
+
+
+def bank_seed(secret: int, config: str) -> int:
+    """The seed of the factors that make a configuration's timed inputs fresh; never 0
+    (0 means "no bank" on the wire)."""
+    return derived_seed(secret, config, "timing-bank", 0) or 1

@@ -35,7 +35,12 @@ from kerneltrials.verifier.harness._failures import (
 from kerneltrials.verifier.harness._jobs import ForgedReply, JobDied, WorkerFailed, WorkerJob
 from kerneltrials.verifier.harness._judge import judge_outputs, judge_run_reply, reject
 from kerneltrials.verifier.harness._sanitize import sanitize_candidate_text
-from kerneltrials.verifier.harness._seeds import input_seeds, pool_seeds
+from kerneltrials.verifier.harness._seeds import (
+    TIMING_POOL_SIZE,
+    bank_seed,
+    input_seeds,
+    pool_seeds,
+)
 from kerneltrials.verifier.harness._session import Outcome, Session
 from kerneltrials.verifier.protocol import CompileError
 from kerneltrials.verifier.verdict import ConfigResult, Status
@@ -44,8 +49,6 @@ INIT_SEED = 42
 #: At most this many correctness input seeds per configuration (CheckOptions.seeds),
 #: each derived from the run's secret (_seeds.py); the reference draws inputs with seed + 1.
 MAX_INPUT_SEEDS = 4
-#: Inputs kept per configuration for timing; each timed call clones one of them.
-TIMING_POOL_SIZE = 3
 
 
 def build_stage(session: Session) -> list[BuiltArtifact]:
@@ -65,7 +68,7 @@ def build_stage(session: Session) -> list[BuiltArtifact]:
         "keys": [item.artifact.key for item in items],
         "paths": [describe_build(item.artifact.details, item.artifact.cache_hit) for item in items],
     }
-    if session.options.link_policy:
+    if session.options.resolved_link_policy():
         _link_policy(session, items)
     return items
 
@@ -178,7 +181,9 @@ def load_workers(session: Session, reference: WorkerJob, candidate: WorkerJob,
 def _setup_config(session: Session, reference: WorkerJob, candidate: WorkerJob,
                   config: ShapeConfig) -> None:
     setup = wire.Setup(config=config.name, overrides=config.overrides, init_seed=INIT_SEED,
-                       pool_seeds=pool_seeds(session.hidden_seed, config.name, TIMING_POOL_SIZE))
+                       pool_seeds=pool_seeds(session.hidden_seed, config.name, TIMING_POOL_SIZE),
+                       bank_seed=bank_seed(session.hidden_seed, config.name)
+                       if session.options.fresh_inputs else 0)
     timeout = session.options.call_timeout_s
     try:
         reference.request(setup, timeout)

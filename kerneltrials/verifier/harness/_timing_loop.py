@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import torch
@@ -34,6 +35,7 @@ from kerneltrials.verifier.harness._output_reads import (
     keeps_outputs,
     wrong_read_calls,
 )
+from kerneltrials.verifier.harness._seeds import TIMING_POOL_SIZE
 from kerneltrials.verifier.harness._session import Outcome, Session
 from kerneltrials.verifier.harness._stats import iqr, median, median_rse
 from kerneltrials.verifier.verdict import Status, TimingStats
@@ -58,6 +60,9 @@ CONFIRM_BATCHES = 5
 #: Every call's output of a batch is kept until the parent has read the ones it draws: a
 #: batch is made no larger than this much output.
 KEEP_BYTES = 512 * 1024**2
+#: Each timed call's offset into the factor bank: the operating system's randomness, which
+#: nothing in the candidate's job can predict.
+_OFFSET_DRAW = random.SystemRandom()
 
 
 @dataclass
@@ -75,6 +80,9 @@ class Side:
     inside_per_call: list[float] = field(default_factory=list)
     slack_per_call: list[float] = field(default_factory=list)
     reads: OutputReads | None = None  # the candidate's outputs, read from outside
+    #: The worker that recomputes checked calls (the candidate's side only): the trusted
+    #: reference worker.
+    reference: WorkerJob | None = None
 
     def reset(self) -> None:
         self.samples_ms, self.wall_s = [], 0.0
@@ -108,9 +116,12 @@ class Side:
 def _request_times(session: Session, side: Side, config: ShapeConfig, n_calls: int,
                    timeout_s: float, rng: random.Random | None = None) -> list[float]:
     spot, spot_path = _spot_fields(session, side, config, n_calls, rng)
+    # Drawn now, sent with the batch: no call's inputs exist before its batch starts.
+    offsets = ([_OFFSET_DRAW.randrange(wire.FRESH_OFFSETS) for _ in range(n_calls)]
+               if session.options.fresh_inputs else [])
     request = wire.Time(config=config.name, mode=side.mode, n_calls=n_calls,
                         spot=sorted(spot), spot_path=spot_path,
-                        keep=keeps_outputs(session.options))
+                        keep=keeps_outputs(session.options), offsets=offsets)
     try:
         reply = side.worker.request(request, timeout_s)
         outer_s = side.worker.window_s
@@ -131,9 +142,12 @@ def _request_times(session: Session, side: Side, config: ShapeConfig, n_calls: i
         if sum(times) / 1000 > outer_s + OUTER_SLACK_S:
             raise Outcome(Status.REJECTED, f"integrity:timer_inconsistent on {config.name}: "
                           f"{sum(times):.1f} ms measured inside, {outer_s * 1000:.1f} ms outside")
-        judge_timing_reply(session, config, reply, n_calls, spot_path)
+        def expected(indices: list[int]) -> list[object]:
+            return _expected_outputs(session, side, config, indices, offsets)
+
+        judge_timing_reply(session, config, reply, n_calls, sorted(spot), spot_path, expected)
         if side.reads is not None:
-            _judge_read_outputs(session, side.reads, config, reply)
+            _judge_read_outputs(session, side.reads, config, reply, expected)
     if spot:
         # A spot-checked call ran with the compute recorder on and its outputs were saved
         # inside the window: no time of that batch is a sample.
@@ -144,12 +158,36 @@ def _request_times(session: Session, side: Side, config: ShapeConfig, n_calls: i
     return list(times)
 
 
+def _expected_outputs(session: Session, side: Side, config: ShapeConfig, indices: list[int],
+                      offsets: list[int]) -> list[object]:
+    """The reference's outputs for calls ``indices`` of a candidate batch: recomputed by
+    the reference worker from each call's pool set and offset (its timing pool's outputs
+    when the inputs were plain copies)."""
+    if not offsets:
+        pool = session.reference_pool(config.name)
+        return [pool[index % len(pool)] for index in indices]
+    if not indices:
+        return []
+    if side.reference is None:
+        raise RuntimeError("fresh timed inputs need the reference worker to check them")
+    path = session.path("private", f"fresh-{config.name}.pt")
+    request = wire.FreshReference(config=config.name,
+                                  pool=[index % TIMING_POOL_SIZE for index in indices],
+                                  offsets=[offsets[index] for index in indices], path=path)
+    try:
+        side.reference.request(request, session.options.call_timeout_s)
+    except (WorkerFailed, JobDied, ForgedReply) as error:
+        raise reference_failure(error, session.task.path) from error
+    outputs: list[object] = torch.load(path, weights_only=True)
+    session.discard(path)
+    return outputs
+
+
 def _judge_read_outputs(session: Session, reads: OutputReads, config: ShapeConfig,
-                        reply: wire.Timed) -> None:
+                        reply: wire.Timed, expected: Callable[[list[int]], list[object]]) -> None:
     """Read the drawn calls' outputs out of the frozen candidate and compare them."""
     try:
-        wrong = wrong_read_calls(reads, reply, session.reference_pool(config.name),
-                                 session.task.tolerance())
+        wrong = wrong_read_calls(reads, reply, expected, session.task.tolerance())
     except UnreadableOutput as error:
         raise Outcome(Status.REJECTED, f"integrity:timed_output_unreadable on {config.name}: "
                       f"{error}") from None

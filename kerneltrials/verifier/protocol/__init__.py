@@ -36,6 +36,7 @@ from kerneltrials.verifier.protocol._frames import (
     serve,
 )
 from kerneltrials.verifier.protocol._messages import (
+    FRESH_OFFSETS,
     REQUESTS,
     CandidateLoaded,
     Collect,
@@ -45,6 +46,7 @@ from kerneltrials.verifier.protocol._messages import (
     Count,
     Empty,
     Exit,
+    FreshReference,
     Grad,
     GradDone,
     HandedArtifact,
@@ -74,11 +76,11 @@ from kerneltrials.verifier.protocol._tree import is_branch, leaves, map_leaves, 
 from kerneltrials.verifier.protocol._wire import MalformedMessage, from_wire, to_wire
 
 __all__ = [
-    "MAX_FRAME_BYTES", "MAX_REQUESTS", "REQUESTS", "BuildArtifact", "BuildRequest",
+    "FRESH_OFFSETS", "MAX_FRAME_BYTES", "MAX_REQUESTS", "REQUESTS", "BuildArtifact", "BuildRequest",
     "CandidateLoaded", "ChannelClosed", "ChannelTimeout", "Collect", "Collected", "Compile",
     "CompileError", "Compiled", "Count", "CpuTimeExceeded", "Empty", "Exit", "Failure", "Grad",
     "GradDone", "HandedArtifact", "Handler", "Inputs", "InvalidRequest", "LoadCandidate",
-    "LoadTask", "MalformedFrame", "MalformedMessage", "PoolReference", "Profile", "ProfileRow",
+    "FreshReference", "LoadTask", "MalformedFrame", "MalformedMessage", "PoolReference", "Profile", "ProfileRow",
     "Profiled", "Reference", "ReferenceRan", "Region", "Replay", "Request", "Run", "RunReport", "Setup",
     "SetupDone", "Spot", "TaskLoaded", "Time", "Timed", "WorkerFault", "exit_now", "from_wire",
     "is_branch", "leaves", "map_leaves", "open_channel_from_env", "paired_leaves", "parse_request",

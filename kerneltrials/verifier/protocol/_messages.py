@@ -102,6 +102,8 @@ class Setup(Request[SetupDone]):
     overrides: dict[str, Any]
     init_seed: int
     pool_seeds: list[int]  # the timing pool's inputs, derived from the run's secret
+    #: The seed of the factors that make each timed call's inputs fresh (0: none).
+    bank_seed: int = 0
 
 
 @dataclass(frozen=True)
@@ -132,6 +134,23 @@ class PoolReference(Request[Count]):
     op: ClassVar[str] = "pool_reference"
     reply_type: ClassVar[type[Any]] = Count
     config: str
+    path: str
+
+
+#: The range of a timed call's offset into its configuration's factor bank.
+FRESH_OFFSETS = 1 << 20
+
+
+@dataclass(frozen=True)
+class FreshReference(Request[Count]):
+    """The reference's outputs for timed calls the parent checks (pool set and offset
+    of each), saved as a list at ``path``."""
+
+    op: ClassVar[str] = "fresh_reference"
+    reply_type: ClassVar[type[Any]] = Count
+    config: str
+    pool: list[int]
+    offsets: list[int]
     path: str
 
 
@@ -210,6 +229,9 @@ class Time(Request[Timed]):
     #: Keep every call's output alive until the next batch (both sides alike) and, on the
     #: candidate, say where each lies: the parent reads the ones it draws (any of them).
     keep: bool = False
+    #: Each call's window into the configuration's factor bank, drawn by the parent when
+    #: it sends the batch (empty: plain copies of the pool).
+    offsets: list[int] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -287,5 +309,5 @@ class Exit(Request[Empty]):
 
 #: Every request type by its op (the workers parse requests with it).
 REQUESTS: dict[str, type[Request[Any]]] = {cls.op: cls for cls in (
-    LoadTask, LoadCandidate, Setup, Inputs, Reference, PoolReference, Run, Time, Grad, Profile,
-    Collect, Compile, Exit)}
+    LoadTask, LoadCandidate, Setup, Inputs, Reference, PoolReference, FreshReference, Run, Time,
+    Grad, Profile, Collect, Compile, Exit)}

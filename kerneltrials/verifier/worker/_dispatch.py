@@ -12,6 +12,7 @@ from kerneltrials.verifier.worker._backward import grad_op
 from kerneltrials.verifier.worker._collect import collect_op
 from kerneltrials.verifier.worker._ops import (
     exit_op,
+    fresh_reference_op,
     inputs_op,
     load_candidate_op,
     load_task_op,
@@ -29,6 +30,7 @@ HANDLERS: dict[str, Handler] = {
     wire.Inputs.op: Handler(wire.Inputs, inputs_op),
     wire.Reference.op: Handler(wire.Reference, reference_op),
     wire.PoolReference.op: Handler(wire.PoolReference, pool_reference_op),
+    wire.FreshReference.op: Handler(wire.FreshReference, fresh_reference_op),
     wire.Run.op: Handler(wire.Run, run_op),
     wire.Time.op: Handler(wire.Time, time_op),
     wire.Grad.op: Handler(wire.Grad, grad_op),

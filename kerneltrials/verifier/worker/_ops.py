@@ -17,6 +17,7 @@ from kerneltrials.tasks import TaskError, parse_task_source
 from kerneltrials.tasks._instantiate import load_task_module, make_inputs, make_model
 from kerneltrials.verifier import protocol as wire
 from kerneltrials.verifier.protocol import WorkerFault, map_leaves
+from kerneltrials.verifier.worker._fresh import fresh_inputs, make_bank
 from kerneltrials.verifier.worker._guards import ComputeRecorder, KernelTracker
 from kerneltrials.verifier.worker._integrity import (
     ThreadWatch,
@@ -109,7 +110,9 @@ def setup_op(state: WorkerState, request: wire.Setup) -> wire.SetupDone:
             raise WorkerFault("candidate_exception", f"constructing ModelNew failed: "
                               f"{type(error).__name__}: {error}", format_exc()) from error
         weights_copied = _copy_weights(reference, model)
-    state.configs[request.config] = ConfigState(module=module, model=model, pool=pool)
+    state.configs[request.config] = ConfigState(
+        module=module, model=model, pool=pool,
+        bank=make_bank(pool, request.bank_seed, state.device) if request.bank_seed else None)
     return wire.SetupDone(weights_copied=weights_copied)
 
 
@@ -153,6 +156,21 @@ def pool_reference_op(state: WorkerState, request: wire.PoolReference) -> wire.C
         raise WorkerFault("protocol", "only the reference worker computes reference outputs")
     config = state.configs[request.config]
     outputs = [to_cpu(_reference_call(config, clone_inputs(inputs))) for inputs in config.pool]
+    torch.save(outputs, request.path)
+    return wire.Count(count=len(outputs))
+
+
+def fresh_reference_op(state: WorkerState, request: wire.FreshReference) -> wire.Count:
+    """Reference outputs of timed calls the parent checks: each call's pool set scaled
+    by the factors at its offset, exactly as the timed worker built them."""
+    if state.role != "reference":
+        raise WorkerFault("protocol", "only the reference worker computes reference outputs")
+    config = state.configs[request.config]
+    if len(request.pool) != len(request.offsets):
+        raise WorkerFault("protocol", "one offset per checked call")
+    outputs = [to_cpu(_reference_call(config, fresh_inputs(
+        config.pool[pool % len(config.pool)], config.bank, offset)))
+        for pool, offset in zip(request.pool, request.offsets, strict=True)]
     torch.save(outputs, request.path)
     return wire.Count(count=len(outputs))
 

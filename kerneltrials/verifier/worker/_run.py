@@ -216,7 +216,8 @@ def time_op(state: WorkerState, request: wire.Time) -> wire.Timed:
         state.tracker.reset()
     with torch.no_grad():
         try:
-            times_ms = time_calls(call, config.pool, request.n_calls, state.ops, kept=kept)
+            times_ms = time_calls(call, config.pool, request.n_calls, state.ops, kept=kept,
+                                  bank=config.bank, offsets=request.offsets)
         except Exception as error:
             kind = "baseline_error" if state.role == "reference" else "candidate_exception"
             raise WorkerFault(kind, f"{type(error).__name__}: {error}", format_exc()) from error

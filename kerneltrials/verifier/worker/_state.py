@@ -10,6 +10,7 @@ from typing import Any
 import torch
 
 from kerneltrials.tasks import TaskSpec
+from kerneltrials.verifier.worker._fresh import ScaleBank
 from kerneltrials.verifier.worker._guards import KernelTracker
 from kerneltrials.verifier.worker._integrity import ThreadWatch
 from kerneltrials.verifier.worker._timing import DeviceOps
@@ -20,6 +21,7 @@ class ConfigState:
     module: Any
     model: torch.nn.Module
     pool: list[list[Any]]
+    bank: ScaleBank | None = None  # each timed call's factors (``_fresh``)
     compiled: Any = None
 
 

@@ -1,7 +1,8 @@
 """Timing one side's calls inside a worker: the same loop for candidate and baselines.
 
-See docs/design/timing.md. Each timed call gets fresh inputs (a clone of one of a few
-pre-generated sets), a cache flush, and a device-wide synchronisation on each side.
+See docs/design/timing.md. Each timed call gets fresh inputs (one of a few pre-generated
+sets, scaled by factors the parent picked for that call: ``_fresh``), a cache flush, and a
+device-wide synchronisation on each side.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import torch
+
+from kerneltrials.verifier.worker._fresh import ScaleBank, fresh_inputs
 
 #: Bytes written between timed calls to evict caches. The LLC reported by a VM can be
 #: hundreds of MiB (480 MiB here on 2 vCPUs); 64 MiB evicts the private caches and the
@@ -60,15 +63,19 @@ def time_calls(
     ops: DeviceOps,
     timer: Callable[[], int] = time.perf_counter_ns,
     kept: dict[int, Any] | None = None,
+    bank: ScaleBank | None = None,
+    offsets: Sequence[int] = (),
 ) -> list[float]:
     """Milliseconds of ``n_calls`` calls, each on fresh inputs after a cache flush.
 
     ``kept``: call indices whose outputs the caller wants (spot checks of timed calls);
-    their values are filled in, after the call's time was taken.
+    their values are filled in, after the call's time was taken. ``offsets``: each call's
+    window into ``bank`` (plain copies of the pool without them).
     """
     times_ms = []
     for index in range(n_calls):
-        inputs = clone_inputs(input_pool[index % len(input_pool)])
+        offset = offsets[index] if index < len(offsets) else None
+        inputs = fresh_inputs(input_pool[index % len(input_pool)], bank, offset)
         ops.flush()
         if ops.device == "cuda":
             start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
