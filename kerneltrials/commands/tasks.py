@@ -103,10 +103,15 @@ def show_command(task: str, profile: str | None, hidden_seed: int | None,
             table.add_column(column)
         for config in configs:
             constants = " ".join(f"{k}={v}" for k, v in config["constants"].items())
-            table.add_row(config["name"], constants, _format_count(config.get("params")),
+            label = f"{config['name']} (derived)" if config.get("derived") else config["name"]
+            table.add_row(label, constants, _format_count(config.get("params")),
                           _format_count(config.get("flops")), _format_count(config.get("bytes")),
                           _format_count(config.get("arithmetic_intensity")))
         _stdout.print(table)
+    if not details["has_task_dict"]:
+        _stdout.print("No TASK dict: the file's own constants are its one public configuration; "
+                      "hidden ones are derived from its size constants (each >= 8 scaled by a "
+                      "seeded 0.7-1.3, checked on the meta device; --hidden-seed previews them).")
 
 
 @tasks.command("validate")

@@ -9,12 +9,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from kerneltrials.tasks._configs import (
-    ShapeConfig,
-    apply_config,
-    draw_hidden_configs,
-    shape_configs,
-)
+from kerneltrials.tasks._configs import ShapeConfig, draw_hidden_configs, shape_configs
+from kerneltrials.tasks._overrides import apply_config
 from kerneltrials.tasks._parse import parse_task_source
 from kerneltrials.tasks._registry import builtin_task_paths, list_tasks, load_task, task_id_for_path
 from kerneltrials.tasks._spec import DEFAULT_TOLERANCE, PROFILES, TaskError, TaskSpec

@@ -8,14 +8,11 @@ then clipping to ``ranges`` and rounding to ``multiple_of`` (docs/design/interfa
 
 from __future__ import annotations
 
-import ast
 import random
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from kerneltrials.tasks._spec import TaskSpec
-
-HIDDEN_FACTOR_RANGE = (0.7, 1.3)
+from kerneltrials.tasks._spec import HIDDEN_FACTOR_RANGE, TaskSpec
 
 
 @dataclass(frozen=True)
@@ -48,9 +45,14 @@ def draw_hidden_value(name: str, value: int, rng: random.Random, task: TaskSpec)
 def draw_hidden_configs(task: TaskSpec, profile: str, seed: int) -> list[dict[str, Any]]:
     """One hidden configuration near each public one; deterministic in ``seed``.
 
-    Files without ``TASK`` have no hidden configurations.
+    Files without ``TASK`` get one derived around their own constants (``_derive``).
     """
-    if not task.has_task_dict or not task.configs.get(profile):
+    if not task.has_task_dict:
+        # Imported here: deriving runs the reference on the meta device (torch), and
+        # ``kerneltrials.tasks`` stays light for commands that only list or read tasks.
+        from kerneltrials.tasks._derive import derive_hidden_configs
+        return derive_hidden_configs(task, profile, seed)
+    if not task.configs.get(profile):
         return []
     hidden = []
     for index, public in enumerate(task.public_configs(profile)):
@@ -72,15 +74,3 @@ def shape_configs(task: TaskSpec, profile: str, hidden_seed: int | None) -> list
         configs += [ShapeConfig(f"hidden-{i}", "hidden", c)
                     for i, c in enumerate(draw_hidden_configs(task, profile, hidden_seed))]
     return configs
-
-
-def apply_config(source: str, overrides: dict[str, Any]) -> str:
-    """The task source with module constants replaced, so derived constants follow."""
-    if not overrides:
-        return source
-    tree = ast.parse(source)
-    for node in tree.body:
-        if (isinstance(node, ast.Assign) and len(node.targets) == 1
-                and isinstance(node.targets[0], ast.Name) and node.targets[0].id in overrides):
-            node.value = ast.Constant(overrides[node.targets[0].id])
-    return ast.unparse(tree)

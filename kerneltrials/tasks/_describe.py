@@ -17,6 +17,8 @@ def describe_config(task: TaskSpec, name: str, kind: str, overrides: dict[str, A
         "kind": kind,
         "overrides": overrides,
         "constants": task.resolved_params(overrides),
+        # A file without TASK names no hidden shapes: they are derived from its constants.
+        "derived": kind == "hidden" and not task.has_task_dict,
     }
     if with_cost:
         try:

@@ -21,7 +21,7 @@ from typing import Any
 
 import torch
 
-from kerneltrials.tasks._configs import apply_config
+from kerneltrials.tasks._overrides import apply_config
 from kerneltrials.tasks._spec import TaskError, TaskSpec
 
 _DTYPES = {"float32": torch.float32, "float64": torch.float64,

@@ -133,8 +133,19 @@ def test_kernelbench_problem_file_loads_unchanged_and_is_judged(repo_root: Path)
     verdict = run(candidate("relu_ok"), task=path)
     assert verdict.task == "kb/L1/19_ReLU"
     assert verdict.status == Status.CORRECT, verdict.reasons
-    assert [c.kind for c in verdict.configs] == ["public"]  # no TASK: no hidden shapes
+    # No TASK: the file's own constants are the public configuration, and one hidden one
+    # is derived around them (tasks/_derive.py).
+    assert [c.kind for c in verdict.configs] == ["public", "hidden"]
     assert verdict.configs[0].params["batch_size"] == 4096
+    assert verdict.configs[1].params["batch_size"] != 4096
+
+
+def test_a_candidate_hard_coded_to_a_kernelbench_files_shape_fails_its_derived_one(
+        repo_root: Path) -> None:
+    path = repo_root / "tests" / "data" / "kernelbench" / "level1" / "19_ReLU.py"
+    verdict = run(candidate("relu_public_only"), task=path)  # right only at 4096 x 393
+    assert verdict.status == Status.INCORRECT, verdict.reasons
+    assert [(c.kind, c.passed) for c in verdict.configs] == [("public", True), ("hidden", False)]
 
 
 def test_reference_that_crashes_is_a_task_error_naming_the_file(tmp_path: Path) -> None:

@@ -188,8 +188,7 @@ class Run(Request[RunReport]):
 
 @dataclass(frozen=True)
 class Spot:
-    index: int  # call index in the batch
-    pool: int  # timing-pool input set it ran on
+    index: int  # call index in the batch (the parent knows its pool set and offset)
     ops: list[str]
     structure: Any
 

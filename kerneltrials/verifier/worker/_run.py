@@ -224,7 +224,7 @@ def time_op(state: WorkerState, request: wire.Time) -> wire.Timed:
     reply = wire.Timed(times_ms=times_ms)
     if state.role == "candidate":
         spots = {index: kept[index] for index in spot}
-        reply = _candidate_timing_report(state, config, times_ms, spots, recorders, request)
+        reply = _candidate_timing_report(state, times_ms, spots, recorders, request)
         if request.keep:
             reply = replace(reply, outputs=[output_regions(kept[index])
                                             for index in range(request.n_calls)])
@@ -252,14 +252,14 @@ def _recording(call: Callable[..., Any], spot: set[int], recorders: dict[int, Co
     return maybe_recorded
 
 
-def _candidate_timing_report(state: WorkerState, config: ConfigState, times_ms: list[float],
+def _candidate_timing_report(state: WorkerState, times_ms: list[float],
                              kept: dict[int, Any], recorders: dict[int, ComputeRecorder],
                              request: wire.Time) -> wire.Timed:
     assert state.tracker is not None and state.threads is not None
     report = Observations()
     report.add_integrity(integrity_changes(state.integrity, integrity_snapshot(state.handlers)))
     report.add_integrity(state.threads.check())
-    spots = [wire.Spot(index=index, pool=index % len(config.pool),
+    spots = [wire.Spot(index=index,
                        ops=sorted(recorders[index].ops) if index in recorders else [],
                        structure=describe_output(output, state.device))
              for index, output in kept.items()]
