@@ -7,6 +7,7 @@ to run builds it, every other build is a cache hit.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -159,3 +160,22 @@ def test_reference_that_crashes_is_a_task_error_naming_the_file(tmp_path: Path) 
     with pytest.raises(TaskError) as error:
         run(candidate("relu_ok"), task=task)
     assert str(task) in str(error.value) and "reference bug" in str(error.value)
+
+
+def test_a_kernelbench_file_with_only_nonnegative_inputs_is_noted_once() -> None:
+    from types import SimpleNamespace
+
+    import torch
+
+    from kerneltrials.verifier.harness._judge import NONNEGATIVE_NOTE, _note_nonnegative_inputs
+
+    def noted(has_task_dict: bool, inputs: list[Any]) -> list[str]:
+        session = SimpleNamespace(task=SimpleNamespace(has_task_dict=has_task_dict), reasons=[])
+        for _ in range(2):  # every seed's inputs pass through; the note is said once
+            _note_nonnegative_inputs(session, inputs)  # type: ignore[arg-type]
+        return session.reasons
+
+    rand = [torch.rand(8, 8), torch.tensor([3, 1])]  # KernelBench's torch.rand, an index
+    assert noted(False, rand) == [NONNEGATIVE_NOTE]
+    assert noted(False, [torch.rand(8), torch.randn(8)]) == []  # one signed input is enough
+    assert noted(True, rand) == []  # our own tasks are validated before they ship

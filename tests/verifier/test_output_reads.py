@@ -1,9 +1,12 @@
 """Any timed call may be checked (issue 19, item 4): the parent reads the drawn calls'
 outputs out of the frozen candidate (tests/verifier/native_timed/ holds the cheats).
 
-Both cheats are native code with the source scans off: one walks the Python stack to
-learn whether a timed call is spot-checked and does no work otherwise, one hands back
-outputs whose pages are computed only when touched. Each gets through as ``correct``,
+The cheats are native code with the source scans off: two learn whether a timed call is
+checked — by walking the Python stack, by probing the allocator for glibc's M_PERTURB
+pattern — and do no work otherwise; one hands back outputs whose pages are computed only
+when touched. A third "is it watched?" cheat asks the dispatcher whether a mode (the
+policy recorder) is on: the link policy refuses it, and without that the correctness
+stage's unrecorded repeat call shows it. Each gets through as ``correct``,
 flagged at 10-20x, when the reads are off, which is what makes them a test of the reads.
 """
 
@@ -33,6 +36,7 @@ OPTIONS = CheckOptions(timing=QUICK_TIMING, compile_baseline=False, source_scans
                        link_policy=False, hidden_seed=5)
 CHEATS = {
     "relu_when_watched": "integrity:timed_output_mismatch",
+    "relu_when_perturbed": "integrity:timed_output_mismatch",
     "lazy_output_pages": "integrity:timed_output_unreadable",
 }
 
@@ -82,3 +86,18 @@ def test_an_output_said_to_be_off_the_host_is_unreadable_not_skipped() -> None:
                     device="cuda")
     with pytest.raises(UnreadableOutput, match="cuda"):
         _read_region(None, 1, region)  # type: ignore[arg-type]
+
+
+@pytest.mark.timeout(600)
+def test_asking_the_dispatcher_whether_it_is_watched_is_not_correct() -> None:
+    # With the default options the link policy reads the import before anything runs.
+    verdict = verify("relu_when_recorded", link_policy=None)
+    assert verdict.status == Status.REJECTED, verdict.reasons
+    assert any(r.startswith("link:forbidden_symbol:c10::impl::dispatch_mode_enabled")
+               for r in verdict.reasons), verdict.reasons
+    # Without it, the correctness stage's unrecorded repeat call already shows the skipped
+    # work (and any unrecorded timed call would, read from the frozen worker).
+    unlinked = verify("relu_when_recorded")
+    assert unlinked.status == Status.INCORRECT, unlinked.reasons
+    assert any("repeat_mismatch" in r for r in unlinked.reasons), unlinked.reasons
+

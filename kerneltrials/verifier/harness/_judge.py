@@ -84,6 +84,7 @@ def judge_outputs(session: Session, config: ShapeConfig, reply: wire.RunReport,
         reasons += [f"correctness:repeat_mismatch ({r.split(':', 1)[-1]})" for r in again.reasons]
     inputs = torch.load(paths["inputs"], weights_only=True)
     reasons += [f"correctness:input_mutated[{i}]" for i in find_mutated_inputs(inputs, inputs_after)]
+    _note_nonnegative_inputs(session, inputs)
     if reasons:
         result.passed = False
         result.detail = result.detail or reasons[0]
@@ -94,6 +95,22 @@ def judge_outputs(session: Session, config: ShapeConfig, reply: wire.RunReport,
     _judge_replays(produced.get("replays") or [], reply.replays, outputs[0], config)
     if reply.custom_share is not None:
         result.custom_shares.append(reply.custom_share)
+
+
+NONNEGATIVE_NOTE = ("note:inputs:nonnegative: every floating input this file's get_inputs "
+                     "draws is >= 0, so a kernel that mishandles negative values is not caught")
+
+
+def _note_nonnegative_inputs(session: Session, inputs: list[Any]) -> None:
+    """A file without TASK (KernelBench's, whose inputs are often ``torch.rand``) keeps its
+    own inputs; the verdict says when they cannot exercise negative values. Our own tasks
+    are validated against that before they ship (``tasks validate``)."""
+    if session.task.has_task_dict or NONNEGATIVE_NOTE in session.reasons:
+        return
+    floats = [x for x in inputs if isinstance(x, torch.Tensor) and x.is_floating_point()
+              and x.numel()]
+    if floats and all(float(x.min()) >= 0 for x in floats):
+        session.reasons.append(NONNEGATIVE_NOTE)
 
 
 def _judge_readdressed(output: Any, pool: Any, atol: float, rtol: float,
@@ -147,7 +164,7 @@ def judge_timing_reply(session: Session, config: ShapeConfig, reply: wire.Timed,
         return
     if [reported.index for reported in spots] != spot:  # the parent's pick, not the worker's
         raise reject(f"integrity:malformed_spots on {config.name}")
-    judge_structures([spot.structure for spot in spots])
+    judge_structures([reported.structure for reported in spots])
     for reported in spots:
         judge_policy(str(session.options.policy), reported.ops,
                      session_reference_ops(session, config), f"{config.name} (timed)")

@@ -26,6 +26,7 @@ from kerneltrials.verifier.worker._integrity import (
     load_watched_modules,
 )
 from kerneltrials.verifier.worker._intercept import import_with_artifacts
+from kerneltrials.verifier.worker._openmp import rest_threads
 from kerneltrials.verifier.worker._state import (
     ConfigState,
     WorkerState,
@@ -172,6 +173,7 @@ def fresh_reference_op(state: WorkerState, request: wire.FreshReference) -> wire
         config.pool[pool % len(config.pool)], config.bank, offset)))
         for pool, offset in zip(request.pool, request.offsets, strict=True)]
     torch.save(outputs, request.path)
+    rest_threads()  # asked between timed batches: this pool must not hold the cores
     return wire.Count(count=len(outputs))
 
 
