@@ -7,9 +7,9 @@ they may take, so a hidden configuration is derived: every integer constant of a
 Whatever the reference enforces (divisibility, equal dimensions) is respected by building
 the reference on the ``meta`` device under the drawn values and running it — no memory,
 no compute — and drawing again when it fails (later draws keep each size a multiple of the
-power of two dividing its own value, and scale constants of equal value alike). A file whose own reference cannot run on
-``meta`` (data-dependent ops) gets no derived configuration, since nothing could confirm
-one. See docs/design/interfaces.md, "Hidden configurations".
+power of two dividing its own value, and scale constants of equal value alike). A file
+whose own reference cannot run on ``meta`` (data-dependent ops) gets no derived
+configuration, since nothing could confirm one. See docs/design/interfaces.md, "Hidden configurations".
 """
 
 from __future__ import annotations
@@ -68,9 +68,10 @@ def derive_hidden_configs(task: TaskSpec, profile: str, seed: int) -> list[dict[
         rng = random.Random(f"{seed}:{task.id}:{profile}:derived:{draw}")
         aligned = draw >= MAX_DRAWS // 2
         # Later draws also scale equal constants alike (square shapes, residual widths).
-        factors = {value: rng.uniform(*HIDDEN_FACTOR_RANGE) for value in sorted(set(sizes.values()))}
-        config = {name: _scaled(value, factors[value] if aligned else
-                                rng.uniform(*HIDDEN_FACTOR_RANGE), aligned)
+        per_value = {value: rng.uniform(*HIDDEN_FACTOR_RANGE)
+                     for value in sorted(set(sizes.values()))}
+        config = {name: _scaled(value, per_value[value] if aligned
+                                else rng.uniform(*HIDDEN_FACTOR_RANGE), aligned)
                   for name, value in sizes.items()}
         if config != sizes and runs_on_meta(task, config):
             return [config]

@@ -7,10 +7,10 @@ from typing import Any
 
 PROFILES = ("cpu", "gpu")
 
-#: Correctness tolerances per dtype (docs/design/interfaces.md, "Tolerances and timing
-#: defaults").
 #: A hidden configuration multiplies each size by a seeded factor in this range.
 HIDDEN_FACTOR_RANGE = (0.7, 1.3)
+#: Correctness tolerances per dtype (docs/design/interfaces.md, "Tolerances and timing
+#: defaults").
 DEFAULT_TOLERANCE = {"float32": 1e-4, "float64": 1e-4, "bfloat16": 1e-2, "float16": 1e-2}
 
 

@@ -101,6 +101,17 @@ def test_integrity_snapshot_names_patched_timers_and_changed_flags(monkeypatch: 
     assert any(c.startswith("integrity:global_state:torch.backends.cudnn.benchmark") for c in changes)
 
 
+def test_integrity_snapshot_names_a_rebound_timed_input_builder(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # The timing loop looks up ``fresh_inputs`` in its module for every timed call.
+    from kerneltrials.verifier.worker import _timing
+
+    before = integrity_snapshot()
+    monkeypatch.setattr(_timing, "fresh_inputs", lambda inputs, bank, offset: list(inputs))
+    changes = integrity_changes(before, integrity_snapshot())
+    assert "integrity:harness_patched:_timing.fresh_inputs" in changes
+
+
 def test_thread_watch_flags_threads_that_outlive_a_call() -> None:
     watch = ThreadWatch(pool_allowance=0)
     stop = threading.Event()

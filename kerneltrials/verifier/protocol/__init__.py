@@ -76,12 +76,12 @@ from kerneltrials.verifier.protocol._tree import is_branch, leaves, map_leaves, 
 from kerneltrials.verifier.protocol._wire import MalformedMessage, from_wire, to_wire
 
 __all__ = [
-    "FRESH_OFFSETS", "MAX_FRAME_BYTES", "MAX_REQUESTS", "REQUESTS", "BuildArtifact", "BuildRequest",
-    "CandidateLoaded", "ChannelClosed", "ChannelTimeout", "Collect", "Collected", "Compile",
-    "CompileError", "Compiled", "Count", "CpuTimeExceeded", "Empty", "Exit", "Failure", "Grad",
-    "GradDone", "HandedArtifact", "Handler", "Inputs", "InvalidRequest", "LoadCandidate",
-    "FreshReference", "LoadTask", "MalformedFrame", "MalformedMessage", "PoolReference", "Profile", "ProfileRow",
-    "Profiled", "Reference", "ReferenceRan", "Region", "Replay", "Request", "Run", "RunReport", "Setup",
+    "FRESH_OFFSETS", "MAX_FRAME_BYTES", "MAX_REQUESTS", "REQUESTS", "BuildArtifact",
+    "BuildRequest", "CandidateLoaded", "ChannelClosed", "ChannelTimeout", "Collect", "Collected",
+    "Compile", "CompileError", "Compiled", "Count", "CpuTimeExceeded", "Empty", "Exit", "Failure",
+    "FreshReference", "Grad", "GradDone", "HandedArtifact", "Handler", "Inputs", "InvalidRequest",
+    "LoadCandidate", "LoadTask", "MalformedFrame", "MalformedMessage", "PoolReference", "Profile",
+    "ProfileRow", "Profiled", "Reference", "ReferenceRan", "Region", "Replay", "Request", "Run", "RunReport", "Setup",
     "SetupDone", "Spot", "TaskLoaded", "Time", "Timed", "WorkerFault", "exit_now", "from_wire",
     "is_branch", "leaves", "map_leaves", "open_channel_from_env", "paired_leaves", "parse_request",
     "recv_frame", "recv_hello", "request_frame", "send_frame", "send_hello", "serve",

@@ -65,14 +65,21 @@ def make_bank(pool: Sequence[Sequence[Any]], seed: int, device: str) -> ScaleBan
     return ScaleBank(seed=seed, length=largest + OFFSETS if largest else 0, device=device)
 
 
+def clone_inputs(inputs: Sequence[Any]) -> list[Any]:
+    """A plain copy of every tensor input (correctness calls; timed calls without a bank)."""
+    return [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
+
+
 def fresh_inputs(inputs: Sequence[Any], bank: ScaleBank | None, offset: int | None) -> list[Any]:
     """One timed call's inputs: floating tensors scaled by the bank at ``offset`` (a plain
     copy without an offset), everything else copied as it is."""
+    if offset is None or bank is None or not bank.length:
+        return clone_inputs(inputs)
     fresh: list[Any] = []
     for position, value in enumerate(inputs):
         if not isinstance(value, torch.Tensor):
             fresh.append(value)
-        elif offset is None or bank is None or not _scaled(value) or not bank.length:
+        elif not _scaled(value):
             fresh.append(value.clone())
         else:
             window = bank.factors(value.dtype, offset + position * INPUT_STRIDE, value.numel())

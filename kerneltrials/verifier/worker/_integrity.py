@@ -54,7 +54,8 @@ def _watched(handlers: Mapping[str, Any]) -> dict[str, Callable[[], Any]]:
     for name in list(handlers):
         watched[f"harness:_dispatch.HANDLERS[{name}]"] = _handler_getter(handlers, name)
     watched["harness:_timing.time_calls"] = lambda: _timing.time_calls
-    watched["harness:_timing.clone_inputs"] = lambda: _timing.clone_inputs
+    # The inputs of every timed call: the name the timing loop looks up in its module.
+    watched["harness:_timing.fresh_inputs"] = lambda: _timing.fresh_inputs
     watched["harness:KernelTracker.call"] = lambda: _guards.KernelTracker.call
     watched["harness:ComputeRecorder.__torch_dispatch__"] = (
         lambda: _guards.ComputeRecorder.__torch_dispatch__)

@@ -33,7 +33,7 @@ from kerneltrials.verifier.worker._state import (
     format_exc,
     load_inputs,
 )
-from kerneltrials.verifier.worker._timing import clone_inputs, make_device_ops, use_threads
+from kerneltrials.verifier.worker._timing import make_device_ops, use_threads
 
 
 def warm_up(role: str) -> None:
@@ -151,30 +151,36 @@ def _reference_call(config: ConfigState, inputs: list[Any],
                               f"{error}", format_exc()) from error
 
 
-def pool_reference_op(state: WorkerState, request: wire.PoolReference) -> wire.Count:
-    """Reference outputs of the timing pool: spot checks of timed calls compare with them."""
+def _save_pool_outputs(state: WorkerState, config_name: str, calls: list[tuple[int, int | None]],
+                       path: str) -> wire.Count:
+    """The reference's outputs for timing-pool calls (pool set, offset or None for a plain
+    copy), built exactly as the timed worker built their inputs, saved as a list."""
     if state.role != "reference":
         raise WorkerFault("protocol", "only the reference worker computes reference outputs")
-    config = state.configs[request.config]
-    outputs = [to_cpu(_reference_call(config, clone_inputs(inputs))) for inputs in config.pool]
-    torch.save(outputs, request.path)
+    config = state.configs[config_name]
+    outputs = [to_cpu(_reference_call(config, fresh_inputs(
+        config.pool[pool % len(config.pool)], config.bank, offset))) for pool, offset in calls]
+    torch.save(outputs, path)
     return wire.Count(count=len(outputs))
+
+
+def pool_reference_op(state: WorkerState, request: wire.PoolReference) -> wire.Count:
+    """Reference outputs of the timing pool: the re-addressed call compares with them."""
+    config = state.configs[request.config]
+    return _save_pool_outputs(state, request.config,
+                              [(pool, None) for pool in range(len(config.pool))], request.path)
 
 
 def fresh_reference_op(state: WorkerState, request: wire.FreshReference) -> wire.Count:
     """Reference outputs of timed calls the parent checks: each call's pool set scaled
-    by the factors at its offset, exactly as the timed worker built them."""
-    if state.role != "reference":
-        raise WorkerFault("protocol", "only the reference worker computes reference outputs")
-    config = state.configs[request.config]
+    by the factors at its offset."""
     if len(request.pool) != len(request.offsets):
         raise WorkerFault("protocol", "one offset per checked call")
-    outputs = [to_cpu(_reference_call(config, fresh_inputs(
-        config.pool[pool % len(config.pool)], config.bank, offset)))
-        for pool, offset in zip(request.pool, request.offsets, strict=True)]
-    torch.save(outputs, request.path)
+    counted = _save_pool_outputs(state, request.config,
+                                 list(zip(request.pool, request.offsets, strict=True)),
+                                 request.path)
     rest_threads()  # asked between timed batches: this pool must not hold the cores
-    return wire.Count(count=len(outputs))
+    return counted
 
 
 def exit_op(state: WorkerState, request: wire.Exit) -> wire.Empty:

@@ -10,8 +10,8 @@ from __future__ import annotations
 import torch
 
 from kerneltrials.verifier import protocol as wire
+from kerneltrials.verifier.worker._fresh import clone_inputs
 from kerneltrials.verifier.worker._state import WorkerState
-from kerneltrials.verifier.worker._timing import clone_inputs
 
 TOP_OPS = 12
 CUSTOM_LABEL = "custom code (ModelNew.forward outside aten ops)"

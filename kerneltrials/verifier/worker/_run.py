@@ -27,6 +27,7 @@ import torch
 
 from kerneltrials.verifier import protocol as wire
 from kerneltrials.verifier.protocol import WorkerFault, leaves, map_leaves
+from kerneltrials.verifier.worker._fresh import clone_inputs
 from kerneltrials.verifier.worker._guards import (
     ComputeRecorder,
     perturbed_malloc,
@@ -36,7 +37,7 @@ from kerneltrials.verifier.worker._guards import (
 from kerneltrials.verifier.worker._integrity import integrity_changes, integrity_snapshot
 from kerneltrials.verifier.worker._openmp import rest_threads
 from kerneltrials.verifier.worker._state import ConfigState, WorkerState, format_exc, load_inputs
-from kerneltrials.verifier.worker._timing import clone_inputs, time_calls
+from kerneltrials.verifier.worker._timing import time_calls
 
 _now_ns = time.perf_counter_ns  # bound before any candidate code runs
 MAX_REPLAYS = 6  # poisoned replays per run: every compiled call when there are few

@@ -52,10 +52,6 @@ def use_threads(threads: int) -> int:
     return torch.get_num_threads()
 
 
-def clone_inputs(inputs: Sequence[Any]) -> list[Any]:
-    return [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
-
-
 def time_calls(
     call: Callable[..., Any],
     input_pool: Sequence[Sequence[Any]],
