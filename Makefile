@@ -26,10 +26,15 @@ system-packages:
 # The task tests (validation of all 250 tasks, the reference-solution sweep) are
 # independent checks that share nothing but the build cache: two at a time. The rest runs
 # one test at a time (sandbox and scheduler tests watch process counts and timings).
+# Most of the suite runs on TEST_WORKERS pytest workers (pytest-xdist); tests that watch
+# process counts or timings, or share one engine or Ray instance, run after it, alone.
+TEST_WORKERS ?= 2
+PARALLEL_SAFE = not alone and not docker and not ray
+
 test: venv system-packages
 	@df -h "$${TMPDIR:-/tmp}" | tail -1 | awk '{print "scratch space for the checks: " $$4 " free of " $$2 " on " $$6}'
-	$(BIN)/python -m pytest -q -p no:cacheprovider --durations=15 -n 2 tests/tasks
-	$(BIN)/python -m pytest -q -p no:cacheprovider --durations=25 --ignore=tests/tasks
+	$(BIN)/python -m pytest -q -p no:cacheprovider --durations=30 -n $(TEST_WORKERS) -m "$(PARALLEL_SAFE)"
+	$(BIN)/python -m pytest -q -p no:cacheprovider --durations=15 -m "not ($(PARALLEL_SAFE))"
 
 test-fast: venv
 	$(BIN)/python -m pytest -q -m "not slow and not docker" -p no:cacheprovider

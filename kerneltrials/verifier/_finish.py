@@ -17,7 +17,7 @@ from kerneltrials.verifier.harness._speed import (
     flag_suspicious,
 )
 from kerneltrials.verifier.harness._stages import correctness_stage, install_stage, load_workers
-from kerneltrials.verifier.harness._stats import geometric_mean
+from kerneltrials.verifier.harness._stats import geometric_mean, speedup_interval
 from kerneltrials.verifier.harness._timing_loop import Side, time_config
 from kerneltrials.verifier.verdict import Status, Verdict
 
@@ -51,16 +51,22 @@ def _timing_stage(session: Session, verdict: Verdict, reference: WorkerJob,
     if session.options.compile_baseline:
         sides.append(Side("compile", reference, "compile"))
     eager_ratios, compile_ratios = [], []
+    intervals: list[tuple[float, float] | None] = []
     for config in session.configs:
         loop_ms = time_config(session, sides, config)
         session.discard(session.pool_path(config.name))  # timed: nothing reads it again
         stats = {side.name: side.stats(loop_ms) for side in sides}
         session.results[config.name].times_ms = stats
         eager_ratios.append(stats["eager"].median / stats["candidate"].median)
+        candidate_side, eager_side = sides[0], sides[1]
+        intervals.append(speedup_interval(eager_side.samples_ms, candidate_side.samples_ms))
         if "compile" in stats:
             compile_ratios.append(stats["compile"].median / stats["candidate"].median)
     verdict.speedup = geometric_mean(eager_ratios)
     verdict.speedup_compile = geometric_mean(compile_ratios) if compile_ratios else None
+    if intervals and all(interval is not None for interval in intervals):
+        verdict.speedup_interval = [round(geometric_mean([i[bound] for i in intervals if i]), 4)
+                                    for bound in (0, 1)]
     verdict.custom_share = custom_share(list(session.results.values()))
     session.durations_s["timing"] = time.perf_counter() - started
     impossible = faster_than_light(session)
@@ -76,7 +82,7 @@ def finish(verdict: Verdict, built: Built | None = None) -> Verdict:
         _llm_review(verdict, built, built.options.llm_verifier)
     verdict.correct = verdict.status == Status.CORRECT
     if not verdict.correct:
-        verdict.speedup = verdict.speedup_compile = None
+        verdict.speedup = verdict.speedup_compile = verdict.speedup_interval = None
     return verdict
 
 

@@ -19,6 +19,11 @@ class TimingOptions:
     min_calls: int = 5  # never fewer timed calls per side
     max_calls: int = 400  # never more
     batch_target_s: float = 0.05  # measured time per request; the order is shuffled per round
+    # Stop a configuration early once the speedup's 95% interval over each baseline holds
+    # no fast_p threshold and is at most this wide (log half-width, 0.1 ~ +-10%): a
+    # candidate far from every threshold needs fewer calls than one near one
+    # (docs/design/timing.md, "When timing stops"). None: always to target_rse or a budget.
+    decided_half_width: float | None = 0.1
 
 
 #: Fast, noisy settings for tests and smoke runs.

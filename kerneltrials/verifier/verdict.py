@@ -102,6 +102,9 @@ class Verdict(BaseModel):
     correct: bool = False
     speedup: float | None = None  # eager time / candidate time, geomean over configurations
     speedup_compile: float | None = None  # torch.compile time / candidate time
+    #: 95% interval of ``speedup``: the geometric means of the configurations' interval
+    #: bounds (each from the medians' standard errors; docs/design/timing.md).
+    speedup_interval: list[float] | None = None
     configs: list[ConfigResult] = Field(default_factory=list)
     reasons: list[str] = Field(default_factory=list)
     policy: Literal["strict", "mixed"] = "mixed"

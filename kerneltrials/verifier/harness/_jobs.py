@@ -15,7 +15,7 @@ import sys
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from kerneltrials.sandbox import (
     ExitInfo,
@@ -151,6 +151,12 @@ class WorkerJob:
         Raises :class:`WorkerFailed`, :class:`JobDied` or :class:`ForgedReply` (also for
         a reply whose fields do not have their types: replies are attacker-controlled).
         """
+        return self.reply(self.send(message, timeout_s))
+
+    def send(self, message: Request[R], timeout_s: float) -> Pending[R]:
+        """The first half of :meth:`request`: write the request and thaw the job. The
+        parent may then ask another worker before it collects this one's :meth:`reply`
+        (two workers set up in parallel); the window runs until that reply is read."""
         if not self._ready:
             self._receive(STARTUP, max(0.1, self.process.seconds_left()))
             self._ready = True
@@ -165,8 +171,14 @@ class WorkerJob:
             raise JobDied(self.role, self.exit_info, message.op) from None
         started = time.monotonic()
         self._thaw()
-        frame = self._receive(message.op, budget)
-        self.window_s = time.monotonic() - started
+        return Pending(message=message, budget_s=budget, started=started)
+
+    def reply(self, pending: Pending[R]) -> R:
+        """The second half of :meth:`request`: the reply to ``pending``, checked and typed."""
+        message = pending.message
+        frame = self._receive(message.op, max(0.1, pending.budget_s
+                                              - (time.monotonic() - pending.started)))
+        self.window_s = time.monotonic() - pending.started
         self._freeze()
         _log.debug("%s %s: %.3f s", self.role, message.op, self.window_s)
         try:
@@ -276,6 +288,15 @@ class WorkerJob:
             pass
         self.exit_info = self.process.wait(timeout_s=5) or self.process.kill()
         return self.exit_info
+
+
+@dataclass(frozen=True)
+class Pending(Generic[R]):
+    """A request written to a worker whose reply is not read yet."""
+
+    message: Request[R]
+    budget_s: float  # the request's timeout, counted from ``started``
+    started: float  # time.monotonic() when the job was thawed
 
 
 @dataclass

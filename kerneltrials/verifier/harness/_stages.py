@@ -163,12 +163,20 @@ def load_workers(session: Session, reference: WorkerJob, candidate: WorkerJob,
     # Both timed sides use every core this parent may use (the worker counts nothing).
     load = wire.LoadTask(source=task.source, path=task.path, task_id=task.id, name=task.name,
                          backend=session.options.backend, threads=usable_cores())
-    try:
-        reference.request(load, timeout)
+    try:  # each waits for its worker's imports: the two overlap
+        reference_load = reference.send(load, timeout)
     except (WorkerFailed, JobDied, ForgedReply) as error:
         raise reference_failure(error, task.path) from error
     try:
-        candidate.request(load, timeout)
+        candidate_load = candidate.send(load, timeout)
+    except (WorkerFailed, JobDied, ForgedReply) as error:
+        raise candidate_failure(error, "load") from error
+    try:
+        reference.reply(reference_load)
+    except (WorkerFailed, JobDied, ForgedReply) as error:
+        raise reference_failure(error, task.path) from error
+    try:
+        candidate.reply(candidate_load)
         loaded = candidate.request(wire.LoadCandidate(
             candidate=str(session.candidate_path), backend=session.options.backend,
             artifacts=session.artifacts), timeout)
@@ -185,14 +193,24 @@ def _setup_config(session: Session, reference: WorkerJob, candidate: WorkerJob,
                        bank_seed=bank_seed(session.hidden_seed, config.name)
                        if session.options.fresh_inputs else 0)
     timeout = session.options.call_timeout_s
+    # Both workers draw the configuration's inputs at once, on their own cores: the
+    # candidate's setup is untimed, and the reference's outputs go where it cannot look.
     try:
-        reference.request(setup, timeout)
+        reference_setup = reference.send(setup, timeout)
+    except (WorkerFailed, JobDied, ForgedReply) as error:
+        raise reference_failure(error, session.task.path) from error
+    try:
+        candidate_setup = candidate.send(setup, timeout)
+    except (WorkerFailed, JobDied, ForgedReply) as error:
+        raise candidate_failure(error, f"setup[{config.name}]") from error
+    try:
+        reference.reply(reference_setup)
         reference.request(wire.PoolReference(config=config.name,
                                              path=session.pool_path(config.name)), timeout)
     except (WorkerFailed, JobDied, ForgedReply) as error:
         raise reference_failure(error, session.task.path) from error
     try:
-        candidate.request(setup, timeout)
+        candidate.reply(candidate_setup)
     except (WorkerFailed, JobDied, ForgedReply) as error:
         raise candidate_failure(error, f"setup[{config.name}]") from error
 

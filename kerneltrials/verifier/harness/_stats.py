@@ -46,3 +46,39 @@ def geometric_mean(values: Sequence[float]) -> float:
     if not values or any(v <= 0 or not math.isfinite(v) for v in values):
         raise ValueError("geometric mean needs positive finite values")
     return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
+#: Two-sided 95% normal quantile: the speedup interval's width in standard errors.
+Z_95 = 1.96
+
+
+def speedup_interval(baseline_ms: Sequence[float], candidate_ms: Sequence[float],
+                     z: float = Z_95) -> tuple[float, float] | None:
+    """Interval of ``median(baseline) / median(candidate)``, symmetric in log space.
+
+    The ratio's relative error is the two medians' relative standard errors added in
+    quadrature (independent samples); ``None`` while either side has too few samples to
+    have one. Log-symmetric, so the geometric mean of intervals is an interval of the
+    geometric mean of ratios.
+    """
+    if not baseline_ms or not candidate_ms:
+        return None
+    spread = math.hypot(median_rse(baseline_ms), median_rse(candidate_ms))
+    center = median(candidate_ms)
+    if not math.isfinite(spread) or center <= 0:
+        return None
+    ratio = median(baseline_ms) / center
+    return ratio * math.exp(-z * spread), ratio * math.exp(z * spread)
+
+
+def decided(interval: tuple[float, float] | None, thresholds: Sequence[float],
+            max_relative_half_width: float) -> bool:
+    """True when ``interval`` holds none of ``thresholds`` (every fast_p decision about
+    this ratio comes out the same anywhere in it) and is no wider than
+    ``exp(±max_relative_half_width)`` around its centre (so the figure stays usable)."""
+    if interval is None:
+        return False
+    low, high = interval
+    if math.log(high / low) / 2 > max_relative_half_width:
+        return False
+    return not any(low <= threshold <= high for threshold in thresholds)

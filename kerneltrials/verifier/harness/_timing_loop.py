@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 import torch
 
+from kerneltrials.scoring import DEFAULT_P_VALUES, parse_p_values
 from kerneltrials.tasks import ShapeConfig
 from kerneltrials.verifier import protocol as wire
 from kerneltrials.verifier._options import TimingOptions
@@ -37,7 +38,7 @@ from kerneltrials.verifier.harness._output_reads import (
 )
 from kerneltrials.verifier.harness._seeds import TIMING_POOL_SIZE
 from kerneltrials.verifier.harness._session import Outcome, Session
-from kerneltrials.verifier.harness._stats import iqr, median, median_rse
+from kerneltrials.verifier.harness._stats import decided, iqr, median, median_rse, speedup_interval
 from kerneltrials.verifier.verdict import Status, TimingStats
 
 #: Slack for the outside-versus-inside cross-check: pipe and scheduling latency.
@@ -60,6 +61,12 @@ CONFIRM_BATCHES = 5
 #: Every call's output of a batch is kept until the parent has read the ones it draws: a
 #: batch is made no larger than this much output.
 KEEP_BYTES = 512 * 1024**2
+#: The speedups fast_p is reported at (0 is decided by any speedup): an early stop needs
+#: each baseline's interval clear of all of them.
+DECISION_THRESHOLDS = tuple(p for _, p in parse_p_values(DEFAULT_P_VALUES) if p > 0)
+#: An early stop also needs this many measured batches of every side: the window checks
+#: (timer_understated) read medians over batches.
+DECIDE_MIN_BATCHES = 3
 #: Each timed call's offset into the factor bank: the operating system's randomness, which
 #: nothing in the candidate's job can predict.
 _OFFSET_DRAW = random.SystemRandom()
@@ -230,10 +237,19 @@ def _warm_up(session: Session, side: Side, config: ShapeConfig) -> None:
         kept_bytes = _output_bytes(session.reference_pool(config.name)[0])
         side.batch = max(1, min(side.batch, KEEP_BYTES // max(1, kept_bytes)))
     if side.reads is not None:
-        expected = int(options.max_measure_s / per_call_s)
-        side.reads.probability = check_probability(
-            max(options.min_calls, min(options.max_calls, expected)))
+        side.reads.probability = read_probability(options, per_call_s, side.batch)
     side.reset()  # the warm-up's calls are no samples
+
+
+def read_probability(options: TimingOptions, per_call_s: float, batch: int) -> float:
+    """Each timed call's chance to be read, for the calls a configuration may end after:
+    its measured-time budget, or (the adaptive stop on) DECIDE_MIN_BATCHES batches — the
+    candidate can make its times steady enough to bring that stop on, so the miss bound
+    must hold for that many calls too."""
+    expected = int(options.max_measure_s / per_call_s)
+    if options.decided_half_width is not None:
+        expected = min(expected, DECIDE_MIN_BATCHES * batch)
+    return check_probability(max(options.min_calls, min(options.max_calls, expected)))
 
 
 def time_config(session: Session, sides: list[Side], config: ShapeConfig) -> float:
@@ -244,7 +260,7 @@ def time_config(session: Session, sides: list[Side], config: ShapeConfig) -> flo
     for side in sides:
         side.spots_left = SPOT_CHECKED_BATCHES if side.name == "candidate" else 0
         _warm_up(session, side, config)
-    while not all(side.done(options) for side in sides):
+    while not all(side.done(options) for side in sides) and not _decided(sides, options):
         order = [side for side in sides if not side.done(options)]
         rng.shuffle(order)
         for side in order:
@@ -268,6 +284,20 @@ def time_config(session: Session, sides: list[Side], config: ShapeConfig) -> flo
         session.reasons.append(f"timing:lifted on {config.name}: candidate times x{factor:.2f} "
                                "to what the parent's windows show")
     return loop_ms
+
+
+def _decided(sides: list[Side], options: TimingOptions) -> bool:
+    """The adaptive stop: every baseline's speedup interval decides every fast_p
+    threshold, on enough calls and batches of every side (docs/design/timing.md)."""
+    if options.decided_half_width is None:
+        return False
+    if any(len(side.samples_ms) < options.min_calls
+           or len(side.untimed_per_call) < DECIDE_MIN_BATCHES for side in sides):
+        return False
+    candidate = next(side for side in sides if side.name == "candidate")
+    return all(decided(speedup_interval(side.samples_ms, candidate.samples_ms),
+                       DECISION_THRESHOLDS, options.decided_half_width)
+               for side in sides if side is not candidate)
 
 
 def _window_factor(candidate: Side, eager: Side) -> tuple[float, float]:

@@ -60,9 +60,15 @@ def _scaled(value: Any) -> bool:
 
 
 def make_bank(pool: Sequence[Sequence[Any]], seed: int, device: str) -> ScaleBank:
-    """The bank for a configuration's pool: long enough for its largest floating input."""
-    largest = max((x.numel() for inputs in pool for x in inputs if _scaled(x)), default=0)
-    return ScaleBank(seed=seed, length=largest + OFFSETS if largest else 0, device=device)
+    """The bank for a configuration's pool: long enough for its largest floating input,
+    its factors drawn now for every floating dtype the pool holds (at setup, which both
+    workers do at once, rather than in the first timed batch)."""
+    scaled = [x for inputs in pool for x in inputs if _scaled(x)]
+    largest = max((x.numel() for x in scaled), default=0)
+    bank = ScaleBank(seed=seed, length=largest + OFFSETS if largest else 0, device=device)
+    for dtype in {x.dtype for x in scaled}:
+        bank.factors(dtype, 0, 0)
+    return bank
 
 
 def clone_inputs(inputs: Sequence[Any]) -> list[Any]:
