@@ -176,8 +176,9 @@ class WorkerJob:
     def reply(self, pending: Pending[R]) -> R:
         """The second half of :meth:`request`: the reply to ``pending``, checked and typed."""
         message = pending.message
-        frame = self._receive(message.op, max(0.1, pending.budget_s
-                                              - (time.monotonic() - pending.started)))
+        # The wait is what is left of the request's budget; a timeout reports the budget.
+        left_s = max(0.1, pending.budget_s - (time.monotonic() - pending.started))
+        frame = self._receive(message.op, left_s, budget_s=pending.budget_s)
         self.window_s = time.monotonic() - pending.started
         self._freeze()
         _log.debug("%s %s: %.3f s", self.role, message.op, self.window_s)
@@ -245,12 +246,15 @@ class WorkerJob:
                             sanitize_candidate_text(failure.message, MESSAGE_CHARS),
                             sanitize_candidate_text(failure.detail, DETAIL_CHARS))
 
-    def _receive(self, during: str, budget_s: float) -> dict[str, Any]:
-        """The next frame, checked: it must carry this job's nonce."""
+    def _receive(self, during: str, wait_s: float,
+                 budget_s: float | None = None) -> dict[str, Any]:
+        """The next frame within ``wait_s``, checked: it must carry this job's nonce. A
+        timeout is reported as one after ``budget_s`` (the request's whole budget)."""
         try:
-            reply = recv_frame(self.process.channel, timeout_s=budget_s)
+            reply = recv_frame(self.process.channel, timeout_s=wait_s)
         except ChannelTimeout:
-            self.exit_info = _as_timeout(self.process.kill("timeout"), budget_s)
+            self.exit_info = _as_timeout(self.process.kill("timeout"),
+                                         wait_s if budget_s is None else budget_s)
             raise JobDied(self.role, self.exit_info, during) from None
         except MalformedFrame as error:
             self.exit_info = self.process.kill()
