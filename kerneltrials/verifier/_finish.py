@@ -46,8 +46,8 @@ def _timing_stage(session: Session, verdict: Verdict, reference: WorkerJob,
                   candidate: WorkerJob) -> None:
     started = time.perf_counter()
     reads = OutputReads(candidate) if keeps_outputs(session.options) else None
-    sides = [Side("candidate", candidate, "candidate", reads=reads, reference=reference),
-             Side("eager", reference, "eager")]
+    eager = Side("eager", reference, "eager")
+    sides = [Side("candidate", candidate, "candidate", reads=reads, reference=reference), eager]
     if session.options.compile_baseline:
         sides.append(Side("compile", reference, "compile"))
     eager_ratios, compile_ratios = [], []
@@ -58,8 +58,7 @@ def _timing_stage(session: Session, verdict: Verdict, reference: WorkerJob,
         stats = {side.name: side.stats(loop_ms) for side in sides}
         session.results[config.name].times_ms = stats
         eager_ratios.append(stats["eager"].median / stats["candidate"].median)
-        candidate_side, eager_side = sides[0], sides[1]
-        intervals.append(speedup_interval(eager_side.samples_ms, candidate_side.samples_ms))
+        intervals.append(speedup_interval(eager.samples_ms, sides[0].samples_ms))
         if "compile" in stats:
             compile_ratios.append(stats["compile"].median / stats["candidate"].median)
     verdict.speedup = geometric_mean(eager_ratios)
