@@ -34,3 +34,69 @@ def test_a_constructor_that_hangs_is_the_candidates_timeout() -> None:
         hidden_seed=3, compile_baseline=False, timing=QUICK_TIMING, call_timeout_s=8.0))
     assert verdict.status == "timeout", verdict.reasons
     assert any("setup" in r for r in verdict.reasons), verdict.reasons
+
+
+#: Native code in the constructor, which now runs while the reference worker writes its
+#: timing pool's outputs: it polls the session's private directory (next to its own
+#: ``candidate`` directory) for a while and counts the entries it could list. The forward
+#: is right only if it saw some, so "incorrect" means the probe ran and saw nothing.
+PROBE = r'''
+import os, torch, torch.nn as nn
+from torch.utils.cpp_extension import load_inline
+
+SOURCE = r"""
+#include <torch/extension.h>
+#include <dirent.h>
+#include <unistd.h>
+#include <string>
+
+int64_t probe(std::string path) {
+    for (int round = 0; round < 200; ++round) {  // about 2 s: the reference's setup
+        DIR* dir = opendir(path.c_str());
+        if (dir) {
+            int64_t seen = 0;
+            while (struct dirent* entry = readdir(dir))
+                if (entry->d_name[0] != '.') ++seen;
+            closedir(dir);
+            if (seen) return seen;
+        }
+        usleep(10000);
+    }
+    return 0;
+}
+
+torch::Tensor relu_if(torch::Tensor x, int64_t seen) {
+    auto in = x.contiguous();
+    auto out = torch::empty_like(in);
+    const float* src = in.data_ptr<float>();
+    float* dst = out.data_ptr<float>();
+    for (int64_t i = 0; i < in.numel(); ++i)
+        dst[i] = seen > 0 && src[i] > 0.f ? src[i] : 0.f;
+    return out;
+}
+"""
+
+ext = load_inline(name="kt_setup_probe", cpp_sources=[SOURCE], functions=["probe", "relu_if"],
+                  extra_cflags=["-O2"])
+TARGET = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "{area}")
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.seen = ext.probe(TARGET)
+
+    def forward(self, x):
+        return ext.relu_if(x, self.seen)
+'''
+
+
+def test_native_code_in_the_constructor_cannot_see_the_references_private_outputs() -> None:
+    # The probe's imports (opendir) and file access are what the source scans and the
+    # link policy refuse first: off, so the sandbox's mounts are what is shown.
+    options = CheckOptions(hidden_seed=3, compile_baseline=False, timing=QUICK_TIMING,
+                           source_scans=False, link_policy=False)
+    control = check("L1/relu", PROBE.replace("{area}", "candidate"), options=options)
+    assert control.status == "correct", control.reasons  # the probe sees what it may see
+    probed = check("L1/relu", PROBE.replace("{area}", "private"), options=options)
+    assert probed.status == "incorrect", probed.reasons
