@@ -9,7 +9,8 @@ the reference on the ``meta`` device under the drawn values and running it — n
 no compute — and drawing again when it fails (later draws keep each size a multiple of the
 power of two dividing its own value, and scale constants of equal value alike). A file
 whose own reference cannot run on ``meta`` (data-dependent ops) gets no derived
-configuration, since nothing could confirm one. See docs/design/interfaces.md, "Hidden configurations".
+configuration, since nothing could confirm one. See docs/design/interfaces.md, "Hidden
+configurations".
 """
 
 from __future__ import annotations

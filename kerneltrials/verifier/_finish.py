@@ -63,8 +63,9 @@ def _timing_stage(session: Session, verdict: Verdict, reference: WorkerJob,
             compile_ratios.append(stats["compile"].median / stats["candidate"].median)
     verdict.speedup = geometric_mean(eager_ratios)
     verdict.speedup_compile = geometric_mean(compile_ratios) if compile_ratios else None
-    if intervals and all(interval is not None for interval in intervals):
-        verdict.speedup_interval = [round(geometric_mean([i[bound] for i in intervals if i]), 4)
+    known = [interval for interval in intervals if interval is not None]
+    if known and len(known) == len(intervals):
+        verdict.speedup_interval = [round(geometric_mean([i[bound] for i in known]), 4)
                                     for bound in (0, 1)]
     verdict.custom_share = custom_share(list(session.results.values()))
     session.durations_s["timing"] = time.perf_counter() - started
