@@ -18,7 +18,6 @@ from kerneltrials.results._errors import (
 from kerneltrials.results._records import (
     RECORD_VERSION,
     AttemptRecord,
-    BaselineRecord,
     RunRecord,
     ScoreRecord,
     VerificationRecord,
@@ -45,7 +44,6 @@ __all__ = [
     "SCHEMA_VERSION",
     "AttemptExistsError",
     "AttemptRecord",
-    "BaselineRecord",
     "ResultsStore",
     "RunExistsError",
     "RunRecord",

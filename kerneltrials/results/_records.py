@@ -49,7 +49,7 @@ class RunRecord:
     backend: str
     profile: str
     hardware: dict[str, Any]  # the fingerprint: CPU/GPU model, cores, driver, torch, toolchain
-    hardware_key: str  # hardware_key(hardware): groups runs and baselines by machine
+    hardware_key: str  # hardware_key(hardware): groups runs by machine
     harness_version: str
     task_set_version: str
     git_commit: str | None
@@ -147,32 +147,6 @@ class AttemptRecord:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready fields (the verdict as ``Verdict.to_dict()``)."""
         return {**asdict(self), "verdict": self.verdict.to_dict()}
-
-
-@dataclass(frozen=True)
-class BaselineRecord:
-    """Cached eager / torch.compile timings of one task configuration on one machine."""
-
-    task_id: str
-    config: dict[str, Any]  # the shape configuration (module constants it overrides)
-    hardware_key: str
-    torch_version: str
-    eager_ms: dict[str, Any] | None  # TimingStats: median, iqr, n, rse
-    compile_ms: dict[str, Any] | None
-    created_at: str
-    version: int = RECORD_VERSION
-
-    @classmethod
-    def from_row(cls, row: sqlite3.Row) -> BaselineRecord:
-        return cls(
-            task_id=row["task_id"],
-            config=_loads(row["config_key"], {}),
-            hardware_key=row["hardware_key"],
-            torch_version=row["torch_version"],
-            eager_ms=_loads(row["eager_ms"], None),
-            compile_ms=_loads(row["compile_ms"], None),
-            created_at=row["created_at"],
-        )
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,9 @@ Version 4 lets a run end ``interrupted`` (a signal stopped ``eval``) and records
 run stopped (``runs.stop_reason``). A CHECK constraint cannot be altered in SQLite: the
 ``runs`` table is rebuilt, with foreign keys off for the migration so that dropping the
 old table does not cascade into the attempts that refer to it.
+
+Version 5 drops the ``baselines`` table, a cache of baseline timings nothing wrote: a
+verdict's baselines are timed beside its candidate, in the same check.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from kerneltrials.results._errors import SchemaVersionError
 from kerneltrials.results._records import hardware_key
 from kerneltrials.results._scoring import rescore_connection
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 #: the stored score reports (``scoring.standard_report`` as JSON, layout ``version``): a
 #: run's, and the re-measured ones of a verification
@@ -106,18 +109,6 @@ CREATE TABLE IF NOT EXISTS attempts (
     UNIQUE (run_id, task_id, round, sample)
 );
 CREATE INDEX IF NOT EXISTS attempts_by_task ON attempts (task_id, status);
-
-CREATE TABLE IF NOT EXISTS baselines (
-    id INTEGER PRIMARY KEY,
-    task_id TEXT NOT NULL,
-    config_key TEXT NOT NULL,                     -- canonical JSON of the configuration
-    hardware_key TEXT NOT NULL,
-    torch_version TEXT NOT NULL,
-    eager_ms TEXT,                                -- JSON TimingStats
-    compile_ms TEXT,                              -- JSON TimingStats
-    created_at TEXT NOT NULL,
-    UNIQUE (task_id, config_key, hardware_key, torch_version)
-);
 
 CREATE TABLE IF NOT EXISTS verifications (
     id INTEGER PRIMARY KEY,
@@ -199,12 +190,19 @@ def _migrate_3_to_4(connection: sqlite3.Connection) -> None:
     connection.execute("ALTER TABLE runs_v4 RENAME TO runs")
 
 
+def _migrate_4_to_5(connection: sqlite3.Connection) -> None:
+    """v4 -> v5: the ``baselines`` table goes (no release ever wrote it: the baselines of
+    a verdict are timed beside the candidate, in the same check)."""
+    connection.execute("DROP TABLE IF EXISTS baselines")
+
+
 #: from-version -> the step that brings a database to from-version + 1
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     0: _migrate_0_to_1,
     1: _migrate_1_to_2,
     2: _migrate_2_to_3,
     3: _migrate_3_to_4,
+    4: _migrate_4_to_5,
 }
 
 

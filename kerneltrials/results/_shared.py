@@ -1,4 +1,4 @@
-"""Tables not owned by one run: the baseline timing cache and submission verifications."""
+"""Tables not owned by one run: submission verifications."""
 
 from __future__ import annotations
 
@@ -8,10 +8,8 @@ from typing import Any
 
 from kerneltrials.results._connection import StoreConnection, now_iso
 from kerneltrials.results._records import (
-    BaselineRecord,
     VerificationRecord,
     canonical_json,
-    hardware_key,
 )
 from kerneltrials.results._scoring import (
     insert_scores,
@@ -21,52 +19,7 @@ from kerneltrials.results._scoring import (
 
 
 class SharedTables(StoreConnection):
-    """Baselines (per task, configuration, machine, torch version) and verifications."""
-
-    def save_baseline(
-        self,
-        task_id: str,
-        config: dict[str, Any],
-        hardware: dict[str, Any] | str,
-        torch_version: str,
-        *,
-        eager_ms: dict[str, Any] | None = None,
-        compile_ms: dict[str, Any] | None = None,
-    ) -> BaselineRecord:
-        """Store (or replace) the baseline timings of one task configuration on one machine.
-
-        ``eager_ms``/``compile_ms`` are TimingStats dicts (median, iqr, n, rse); a side left
-        None keeps what is stored, so eager and compile may be measured separately.
-        """
-        key = (task_id, canonical_json(config), hardware_key(hardware), torch_version)
-        with self._write() as connection:
-            connection.execute(
-                "INSERT INTO baselines (task_id, config_key, hardware_key, torch_version, "
-                "eager_ms, compile_ms, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT (task_id, config_key, hardware_key, torch_version) DO UPDATE SET "
-                "eager_ms = coalesce(excluded.eager_ms, eager_ms), "
-                "compile_ms = coalesce(excluded.compile_ms, compile_ms), "
-                "created_at = excluded.created_at",
-                (*key, _json_or_none(eager_ms), _json_or_none(compile_ms), now_iso()),
-            )
-        found = self.load_baseline(task_id, config, hardware, torch_version)
-        assert found is not None  # just written, in this connection
-        return found
-
-    def load_baseline(
-        self,
-        task_id: str,
-        config: dict[str, Any],
-        hardware: dict[str, Any] | str,
-        torch_version: str,
-    ) -> BaselineRecord | None:
-        """The cached baseline for exactly this key, or None (measure it, then save it)."""
-        rows = self._query(
-            "SELECT * FROM baselines WHERE task_id = ? AND config_key = ? AND hardware_key = ?"
-            " AND torch_version = ?",
-            (task_id, canonical_json(config), hardware_key(hardware), torch_version),
-        )
-        return BaselineRecord.from_row(rows[0]) if rows else None
+    """Verifications of submitted bundles (kept by run name and bundle hash)."""
 
     def record_verification(
         self,
@@ -134,7 +87,3 @@ class SharedTables(StoreConnection):
             parameters += (bundle_sha256,)
         rows = self._query(sql + " ORDER BY verified_at DESC, id DESC", parameters)
         return [self._verification(row) for row in rows]
-
-
-def _json_or_none(value: dict[str, Any] | None) -> str | None:
-    return None if value is None else json.dumps(value, sort_keys=True)

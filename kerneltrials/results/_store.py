@@ -47,7 +47,7 @@ def open_store(path: str | os.PathLike[str] | None = None, *, create: bool = Tru
 
 
 class ResultsStore(SharedTables):
-    """The results database: runs, attempts, scores, baselines, verifications.
+    """The results database: runs, attempts, scores, verifications.
 
     Every write method commits before it returns. Use as a context manager.
     """

@@ -218,3 +218,32 @@ def test_a_v3_store_can_mark_a_run_interrupted_and_keeps_every_attempt(tmp_path:
     with pytest.raises(ValueError, match="interrupted"):
         with open_store(path) as store:
             store.finish_run("kept", "paused")
+
+
+def test_a_v4_store_loses_only_the_unused_baselines_table(tmp_path: Path) -> None:
+    from kerneltrials.verifier.verdict import Status, Verdict
+
+    path = tmp_path / "v4.sqlite"
+    with open_store(path) as store:
+        store.create_run(name="kept", model="m", agent="a", backend="cpu", profile="cpu",
+                         task_ids=["L1/relu"])
+        store.record_attempt("kept", "L1/relu", Verdict(task="L1/relu", backend="cpu",
+                                                        status=Status.INCORRECT))
+    connection = sqlite3.connect(path)  # what version 4 had beside: the baselines table
+    connection.executescript("""
+        CREATE TABLE baselines (id INTEGER PRIMARY KEY, task_id TEXT NOT NULL,
+            config_key TEXT NOT NULL, hardware_key TEXT NOT NULL, torch_version TEXT NOT NULL,
+            eager_ms TEXT, compile_ms TEXT, created_at TEXT NOT NULL,
+            UNIQUE (task_id, config_key, hardware_key, torch_version));
+        INSERT INTO baselines (task_id, config_key, hardware_key, torch_version, created_at)
+            VALUES ('L1/relu', '{}', 'h', '2.14.1', '2026-01-01');
+        UPDATE schema_meta SET value = '4' WHERE key = 'schema_version';
+    """)
+    connection.commit()
+    connection.close()
+    with open_store(path) as store:
+        assert store.migrated_from == 4
+        tables = {row[0] for row in store._query("SELECT name FROM sqlite_master")}
+        assert "baselines" not in tables and {"runs", "attempts", "scores"} <= tables
+        assert [a.task_id for a in store.attempts_for_run("kept")] == ["L1/relu"]
+        assert store.integrity_check() == "ok"

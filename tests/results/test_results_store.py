@@ -1,4 +1,4 @@
-"""The results store against a real SQLite file: runs, attempts, baselines, verifications."""
+"""The results store against a real SQLite file: runs, attempts, verifications."""
 
 from __future__ import annotations
 
@@ -194,31 +194,6 @@ def test_attempts_for_task_span_runs(store: ResultsStore) -> None:
     store.record_attempt("r2", "L1/relu", a_verdict(speedup=2.2))
     store.record_attempt("r2", "L1/gelu", a_verdict(task="L1/gelu"))
     assert [a.speedup for a in store.attempts_for_task("L1/relu")] == [1.1, 2.2]
-
-
-def test_baseline_cache_is_keyed_by_task_config_hardware_and_torch(store: ResultsStore) -> None:
-    hardware = {"cpu": "Xeon", "cores": 2}
-    assert store.load_baseline("L1/relu", {"rows": 8}, hardware, "2.14.1") is None
-    store.save_baseline(
-        "L1/relu",
-        {"rows": 8, "cols": 4},
-        hardware,
-        "2.14.1",
-        eager_ms={"median": 1.0, "iqr": 0.1, "n": 30},
-    )
-    store.save_baseline(
-        "L1/relu",
-        {"cols": 4, "rows": 8},
-        hardware,
-        "2.14.1",
-        compile_ms={"median": 0.8, "iqr": 0.1, "n": 30},
-    )
-    found = store.load_baseline("L1/relu", {"cols": 4, "rows": 8}, hardware, "2.14.1")
-    assert found is not None
-    assert found.eager_ms == {"median": 1.0, "iqr": 0.1, "n": 30}  # kept: key order is canonical
-    assert found.compile_ms is not None and found.compile_ms["median"] == 0.8
-    assert store.load_baseline("L1/relu", {"rows": 8, "cols": 4}, hardware, "2.15.0") is None
-    assert store.load_baseline("L1/relu", {"rows": 8, "cols": 4}, {"cpu": "Epyc"}, "2.14.1") is None
 
 
 def test_verifications_by_run_and_bundle(store: ResultsStore) -> None:
