@@ -1,6 +1,6 @@
 """FLOP and byte counts of one task configuration (for slicing scores and speed of light).
 
-FLOPs come from ``torch.utils.flop_counter.FlopCounterMode``, which has formulas only
+FLOPs come from the formulas of ``torch.utils.flop_counter``, which has them only
 for matmuls, convolutions and attention. Ops it does not count (elementwise, reductions,
 norms, ...) are listed in ``flops_note``; when it counts nothing at all ``flops`` is
 ``None`` rather than a misleading 0. Bytes are the sizes of inputs, parameters, buffers
@@ -17,7 +17,7 @@ from typing import Any
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
-from torch.utils.flop_counter import FlopCounterMode, flop_registry
+from torch.utils.flop_counter import flop_registry
 
 from kerneltrials.tasks._instantiate import make_reference
 from kerneltrials.tasks._spec import TaskSpec
@@ -43,20 +43,46 @@ class ConfigCost:
         return asdict(self)
 
 
-class _OpRecorder(TorchDispatchMode):
-    """Records the names of the compute ops that run."""
+#: Metadata queries the counter passes on uncounted (as torch's own counter does).
+_METADATA = frozenset({"sym_is_contiguous", "is_contiguous", "is_strides_like_format",
+                       "is_non_overlapping_and_dense", "size", "sym_size", "stride",
+                       "sym_stride", "storage_offset", "sym_storage_offset", "numel",
+                       "sym_numel", "dim", "layout"})
+
+
+class _CostRecorder(TorchDispatchMode):
+    """Counts FLOPs by torch's own formulas (``flop_registry``, as ``FlopCounterMode``
+    does) and names the compute ops that have none, in one mode. ``FlopCounterMode``'s
+    per-module attribution, which this does not need, fails on some models (its hooks
+    raise "Expected gradient function to be set" on L3/perceiver_cross_attention)."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.ops: set[str] = set()
+        self.flops = 0
+        self.uncounted: set[str] = set()
+        self._decomposing = 0  # the note names the ops the model called, not their parts
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
+        kwargs = kwargs or {}
         packet = func.overloadpacket
-        if packet not in flop_registry and not func.is_view:
-            name = packet.__name__
-            if name not in _NOT_COMPUTE:
-                self.ops.add(f"aten.{name}")
-        return func(*args, **(kwargs or {}))
+        if packet.__name__ in _METADATA:
+            return NotImplemented
+        if packet not in flop_registry:
+            if not (func.is_view or packet.__name__ in _NOT_COMPUTE or self._decomposing):
+                self.uncounted.add(f"aten.{packet.__name__}")
+            if func is not torch.ops.prim.device.default:
+                self._decomposing += 1
+                try:
+                    with self:  # a composite op counts by the ops it decomposes into
+                        decomposed = func.decompose(*args, **kwargs)
+                finally:
+                    self._decomposing -= 1
+                if decomposed is not NotImplemented:
+                    return decomposed
+        out = func(*args, **kwargs)
+        if packet in flop_registry:
+            self.flops += flop_registry[packet](*args, **kwargs, out_val=out)
+        return out
 
 
 def _tensor_bytes(values: Any) -> int:
@@ -72,11 +98,10 @@ def _tensor_bytes(values: Any) -> int:
 def _run_counted(task: TaskSpec, overrides: dict[str, Any], device: str) -> tuple[Any, ...]:
     with torch.device(device):
         model, inputs = make_reference(task, overrides, seed=0, device=device)
-    recorder = _OpRecorder()
-    counter = FlopCounterMode(display=False)
-    with torch.no_grad(), counter, recorder:
+    recorder = _CostRecorder()
+    with torch.no_grad(), recorder:
         output = model(*inputs)
-    return model, inputs, output, counter.get_total_flops(), recorder.ops
+    return model, inputs, output, recorder.flops, recorder.uncounted
 
 
 def config_cost(task: TaskSpec, overrides: dict[str, Any]) -> ConfigCost:

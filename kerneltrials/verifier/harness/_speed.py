@@ -14,10 +14,12 @@ fast_p until a re-verification.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import statistics
 from typing import Any
 
-from kerneltrials.tasks import config_cost
+from kerneltrials.tasks import ConfigCost, TaskSpec, config_cost
 from kerneltrials.verifier.harness._session import Session
 from kerneltrials.verifier.verdict import ConfigResult, Verdict
 
@@ -35,10 +37,29 @@ def custom_share(results: list[ConfigResult]) -> float | None:
     return statistics.median(shares) if shares else None
 
 
+#: Costs already counted in this process, by (task source, configuration): a check reads
+#: each configuration's bound twice, and a run checks many candidates of one task.
+_COSTS: dict[tuple[str, str], ConfigCost | None] = {}
+_COSTS_KEPT = 512
+
+
+def _cost(task: TaskSpec, overrides: dict[str, Any]) -> ConfigCost | None:
+    key = (hashlib.sha256(task.source.encode()).hexdigest(),
+           json.dumps(overrides, sort_keys=True, default=str))
+    if key not in _COSTS:
+        try:
+            cost: ConfigCost | None = config_cost(task, overrides)
+        except Exception:  # a task the counter cannot run: no bound, never a false flag
+            cost = None
+        if len(_COSTS) >= _COSTS_KEPT:
+            _COSTS.pop(next(iter(_COSTS)))
+        _COSTS[key] = cost
+    return _COSTS[key]
+
+
 def _speed_of_light_ms(session: Session, overrides: dict[str, Any]) -> float | None:
-    try:
-        cost = config_cost(session.task, overrides)
-    except Exception:  # a task the counter cannot run: no bound, never a false flag
+    cost = _cost(session.task, overrides)
+    if cost is None:
         return None
     default_bytes, default_flops = DEFAULT_PEAKS.get(session.options.backend, DEFAULT_PEAKS["cpu"])
     bytes_per_s = session.options.peak_bytes_per_s or default_bytes
