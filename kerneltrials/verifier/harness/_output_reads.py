@@ -138,12 +138,12 @@ def _rebuilt(expected: object, tensors: list[torch.Tensor]) -> object | None:
                            if isinstance(leaf, torch.Tensor) else leaf)
 
 
-def wrong_read_calls(reads: OutputReads, reply: wire.Timed,
+def wrong_read_calls(reads: OutputReads, reply: wire.Timed, drawn: list[int],
                      expected_for: Callable[[list[int]], list[object]],
                      tolerance: tuple[float, float]) -> list[int] | None:
-    """The drawn calls whose output, read from the frozen worker, is wrong (compared
-    with the reference's output for the same input, ``expected_for(drawn calls)``); None
-    when nothing could be read.
+    """The ``drawn`` calls (:meth:`OutputReads.draw`) whose output, read from the frozen
+    worker, is wrong (compared with the reference's output for the same input,
+    ``expected_for(drawn)``); None when nothing could be read.
 
     Raises:
         UnreadableOutput: an output is not where the worker said, or not a tensor.
@@ -155,7 +155,6 @@ def wrong_read_calls(reads: OutputReads, reply: wire.Timed,
                                f"{len(reply.times_ms)} calls")
     atol, rtol = tolerance
     wrong = []
-    drawn = reads.draw(len(reply.times_ms))
     for index, expected in zip(drawn, expected_for(drawn), strict=True):
         tensors = reads.read(reply.outputs[index])
         if tensors is None:

@@ -149,12 +149,14 @@ def _request_times(session: Session, side: Side, config: ShapeConfig, n_calls: i
         if sum(times) / 1000 > outer_s + OUTER_SLACK_S:
             raise Outcome(Status.REJECTED, f"integrity:timer_inconsistent on {config.name}: "
                           f"{sum(times):.1f} ms measured inside, {outer_s * 1000:.1f} ms outside")
-        def expected(indices: list[int]) -> list[object]:
-            return _expected_outputs(session, side, config, indices, offsets)
-
+        # The parent's draw, now that the batch has run; the reference computes the
+        # spot-checked and the drawn calls' outputs in one request.
+        reads = side.reads if side.reads is not None and not side.reads.unavailable else None
+        drawn = reads.draw(n_calls) if reads is not None else []
+        expected = _batch_expected(session, side, config, offsets, set(spot) | set(drawn))
         judge_timing_reply(session, config, reply, n_calls, sorted(spot), spot_path, expected)
-        if side.reads is not None:
-            _judge_read_outputs(session, side.reads, config, reply, expected)
+        if reads is not None:
+            _judge_read_outputs(session, reads, config, reply, drawn, expected)
     if spot:
         # A spot-checked call ran with the compute recorder on and its outputs were saved
         # inside the window: no time of that batch is a sample.
@@ -163,6 +165,22 @@ def _request_times(session: Session, side: Side, config: ShapeConfig, n_calls: i
     side.inside_per_call.append(sum(times) / n_calls)
     side.slack_per_call.append(OUTER_SLACK_S * 1000 / n_calls)
     return list(times)
+
+
+def _batch_expected(session: Session, side: Side, config: ShapeConfig, offsets: list[int],
+                    wanted: set[int]) -> Callable[[list[int]], list[object]]:
+    """The reference's outputs for a batch's calls, asked for all ``wanted`` calls at the
+    first use (one round trip to the reference worker per batch, not one per check)."""
+    known: dict[int, object] = {}
+
+    def expected(indices: list[int]) -> list[object]:
+        missing = sorted((set(indices) | wanted) - known.keys())
+        if missing:
+            known.update(zip(missing, _expected_outputs(session, side, config, missing, offsets),
+                             strict=True))
+        return [known[index] for index in indices]
+
+    return expected
 
 
 def _expected_outputs(session: Session, side: Side, config: ShapeConfig, indices: list[int],
@@ -191,10 +209,11 @@ def _expected_outputs(session: Session, side: Side, config: ShapeConfig, indices
 
 
 def _judge_read_outputs(session: Session, reads: OutputReads, config: ShapeConfig,
-                        reply: wire.Timed, expected: Callable[[list[int]], list[object]]) -> None:
+                        reply: wire.Timed, drawn: list[int],
+                        expected: Callable[[list[int]], list[object]]) -> None:
     """Read the drawn calls' outputs out of the frozen candidate and compare them."""
     try:
-        wrong = wrong_read_calls(reads, reply, expected, session.task.tolerance())
+        wrong = wrong_read_calls(reads, reply, drawn, expected, session.task.tolerance())
     except UnreadableOutput as error:
         raise Outcome(Status.REJECTED, f"integrity:timed_output_unreadable on {config.name}: "
                       f"{error}") from None

@@ -60,6 +60,14 @@ class ComputeRecorder(TorchDispatchMode):
         super().__init__()
         self.ops: set[str] = set()
 
+    @classmethod
+    def _should_skip_dynamo(cls) -> bool:
+        # By default torch wraps a mode's handler in dynamo's "disable", which imports
+        # dynamo on the first op (1.5 s of CPU). Nothing is compiled under this mode (the
+        # static checks refuse torch.compile in a candidate; the compile baseline is timed
+        # without it), so the reference worker need not import dynamo at all.
+        return False
+
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
         if is_compute(func):
             self.ops.add(op_name(func))

@@ -39,14 +39,14 @@ from kerneltrials.verifier.worker._timing import make_device_ops, use_threads
 def warm_up(role: str) -> None:
     """Load what the run ops would load on first use, before the worker reports ready.
 
-    The first Python dispatch mode pulls in torch's symbolic stack (sympy, dynamo: about a
-    second here); the worker is started while the candidate builds, so paying it now
-    overlaps the compiler instead of delaying the first correctness call. Only harness
-    code runs here: the candidate's integrity snapshot is taken later.
+    The candidate's worker imports dynamo (1.5 s of CPU here) before its integrity
+    snapshot, so that a candidate importing it later does not look like tampering; the
+    reference worker takes no snapshot and skips it. Only harness code runs here.
     """
     if role == "collect":  # no run ops in a build job
         return
-    load_watched_modules()
+    if role == "candidate":
+        load_watched_modules()
     with ComputeRecorder():
         torch.ones(1).add(1)
 
