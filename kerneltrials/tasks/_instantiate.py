@@ -50,10 +50,26 @@ def load_task_module(task: TaskSpec, overrides: dict[str, Any] | None = None) ->
     try:
         exec(compile(source, task.path, "exec"), module.__dict__)
     except Exception as error:  # a task file may raise anything; report it as unusable
-        raise TaskError(task.path, f"executing the task failed: {type(error).__name__}: {error}") from error
+        raise TaskError(task.path, f"executing the task failed: {type(error).__name__}: {error}"
+                                   f"{_extra_hint(error)}") from error
     finally:
         sys.modules.pop(module.__name__, None)
     return module
+
+
+#: Packages that task files of a known collection import, and the extra that installs them.
+EXTRA_FOR_MODULE = {"transformers": "kernelbench", "einops": "kernelbench"}
+
+
+def _extra_hint(error: Exception) -> str:
+    """How to install what a task file failed to import, when an extra provides it."""
+    if not isinstance(error, ModuleNotFoundError) or not error.name:
+        return ""
+    extra = EXTRA_FOR_MODULE.get(error.name.split(".")[0])
+    if extra is None:
+        return ""
+    return (f" (KernelBench's level-4 and Mamba2 files need it: "
+            f"pip install 'kerneltrials[{extra}]')")
 
 
 def cast_value(value: Any, dtype: torch.dtype, device: str | torch.device) -> Any:

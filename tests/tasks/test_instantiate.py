@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import pytest
 import torch
@@ -69,3 +70,46 @@ def test_a_task_that_raises_while_executing_is_a_task_error(write_task):
     task = load_task(write_task("raises", source))
     with pytest.raises(TaskError, match="ZeroDivisionError"):
         make_reference(task, None, seed=0)
+
+
+KB_LEVEL4_STYLE = '''
+import torch
+import torch.nn as nn
+{imports}
+
+batch_size = 2
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        return x
+
+
+def get_inputs():
+    return [torch.randn(batch_size, 4)]
+
+
+def get_init_inputs():
+    return []
+'''
+
+
+@pytest.mark.parametrize("imports", ["from transformers import AutoConfig", "import einops"])
+def test_a_file_needing_the_kernelbench_extra_names_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, imports: str) -> None:
+    for name in ("transformers", "einops"):  # absent here, whatever this machine has
+        monkeypatch.setitem(sys.modules, name, None)
+    path = tmp_path / "kb_level4.py"
+    path.write_text(KB_LEVEL4_STYLE.format(imports=imports))
+    with pytest.raises(TaskError) as raised:
+        load_task_module(load_task(path))
+    assert "pip install 'kerneltrials[kernelbench]'" in raised.value.cause
+
+
+def test_a_missing_module_no_extra_provides_gets_no_install_hint(tmp_path: Path) -> None:
+    path = tmp_path / "needs_nothing_we_ship.py"
+    path.write_text(KB_LEVEL4_STYLE.format(imports="import kt_no_such_module_anywhere"))
+    with pytest.raises(TaskError) as raised:
+        load_task_module(load_task(path))
+    assert "kt_no_such_module_anywhere" in raised.value.cause
+    assert "pip install" not in raised.value.cause
