@@ -34,6 +34,12 @@ backend_option = click.option("--backend", type=click.Choice(BACKENDS.names()), 
                               show_default=True, help="Where candidates build and run.")
 profile_option = click.option("--profile", type=click.Choice(["cpu", "gpu"]), default=None,
                               help="Shape profile of the task configurations [default: follows --backend].")
+#: CheckOptions.inputs (verifier/_options.INPUT_MODES), spelled here: no torch import.
+inputs_option = click.option(
+    "--inputs", type=click.Choice(["file", "signed"]), default="file", show_default=True,
+    help="file: the inputs the task's get_inputs draws. signed: also draw a random sign for "
+         "each element of every floating input drawn all >= 0 (KernelBench's torch.rand), so "
+         "a kernel wrong on negative values is caught; for tasks defined on them.")
 
 
 def print_json(data: Any) -> None:

@@ -11,6 +11,7 @@ from rich.table import Table
 from kerneltrials.commands._common import (
     backend_option,
     fail,
+    inputs_option,
     json_option,
     print_json,
     profile_option,
@@ -37,6 +38,7 @@ _STATUS_STYLE = {"correct": "bold green", "incorrect": "bold red", "rejected": "
 @click.option("--compile-baseline/--no-compile-baseline", default=True, show_default=True,
               help="Also time torch.compile (slow the first time: inductor compiles C++).")
 @click.option("--quick", is_flag=True, help="Short, noisy timing (smoke tests, not for scores).")
+@inputs_option
 @click.option("--static-only", is_flag=True,
               help="Run the static checks alone (milliseconds per candidate), build nothing; "
                    "accepts several candidate files or directories (screening).")
@@ -46,7 +48,8 @@ _STATUS_STYLE = {"correct": "bold green", "incorrect": "bold red", "rejected": "
 @json_option
 def check(task: str, candidates: tuple[Path, ...], backend: str, profile: str | None,
           sandbox: str, policy: str | None, hidden_seed: int | None, compile_baseline: bool,
-          quick: bool, static_only: bool, llm_verifier: str | None, as_json: bool) -> None:
+          quick: bool, inputs: str, static_only: bool, llm_verifier: str | None,
+          as_json: bool) -> None:
     """Verify CANDIDATE (a Python file defining ModelNew) on TASK (an id like L1/relu or a
     task file) and print its verdict. With --static-only, CANDIDATES may be several files
     or directories of them. Exits 0 whenever verdicts were produced, whatever they say;
@@ -71,7 +74,7 @@ def check(task: str, candidates: tuple[Path, ...], backend: str, profile: str | 
                 task, source, backend=backend, profile=profile, policy=policy, sandbox=sandbox,
                 hidden_seed=hidden_seed, compile_baseline=compile_baseline,
                 timing=QUICK_TIMING if quick else None,
-                options=CheckOptions(llm_verifier=llm_verifier),
+                options=CheckOptions(llm_verifier=llm_verifier, inputs=inputs),
                 progress=lambda stage: status.update(f"{stage}…"),
             )
     except TaskError as error:

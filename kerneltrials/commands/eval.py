@@ -6,7 +6,12 @@ from typing import Any
 
 import click
 
-from kerneltrials.commands._common import backend_option, json_option, profile_option
+from kerneltrials.commands._common import (
+    backend_option,
+    inputs_option,
+    json_option,
+    profile_option,
+)
 from kerneltrials.commands._run_summary import run_and_report
 
 
@@ -47,6 +52,7 @@ from kerneltrials.commands._run_summary import run_and_report
 @click.option("--compile-baseline/--no-compile-baseline", default=True, show_default=True,
               help="Also time torch.compile for speedup_compile.")
 @click.option("--quick", is_flag=True, help="Short, noisy timing (smoke runs, not for scores).")
+@inputs_option
 @click.option("--error-retries", type=click.IntRange(0, 10), default=2, show_default=True,
               help="Verify an attempt again this many times while its verdict is `error` "
                    "(a failure of the machine, never charged to the candidate).")
@@ -57,7 +63,7 @@ def eval_command(model: str, agent: str, backend: str, selector: str, profile: s
                  hidden_seed: int | None, samples: int | None, rounds: int | None,
                  base_url: str | None, max_attempts: int | None, record_path: str | None,
                  compile_baseline: bool,
-                 quick: bool, error_retries: int, as_json: bool) -> None:
+                 quick: bool, inputs: str, error_retries: int, as_json: bool) -> None:
     """Evaluate MODEL with AGENT on the selected tasks; every verdict is stored at once.
 
     Interrupt it at any time (Ctrl-C or SIGTERM: the verifications in flight are
@@ -71,7 +77,7 @@ def eval_command(model: str, agent: str, backend: str, selector: str, profile: s
     from kerneltrials.verifier import QUICK_TIMING, CheckOptions, TimingOptions
 
     check = CheckOptions(backend=backend, profile=profile, compile_baseline=compile_baseline,
-                         timing=QUICK_TIMING if quick else TimingOptions())
+                         timing=QUICK_TIMING if quick else TimingOptions(), inputs=inputs)
     strategy_options = {k: v for k, v in (("samples", samples), ("rounds", rounds)) if v}
     config = EvalConfig(model=model, agent=agent, backend=backend, tasks=selector,
                         profile=profile, run_name=run_name, db=db, executor=executor,

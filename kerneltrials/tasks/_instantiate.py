@@ -98,11 +98,26 @@ def make_model(module: types.ModuleType, task: TaskSpec, seed: int,
 
 
 def make_inputs(module: types.ModuleType, task: TaskSpec, seed: int,
-                device: str | torch.device = "cpu") -> list[Any]:
-    """``get_inputs()`` drawn right after ``torch.manual_seed(seed + 1)``, cast and moved."""
+                device: str | torch.device = "cpu", *, signed: bool = False) -> list[Any]:
+    """``get_inputs()`` drawn right after ``torch.manual_seed(seed + 1)``, cast and moved.
+
+    ``signed``: each floating input that ``get_inputs`` drew all >= 0 gets every element's
+    sign drawn at random (from the same generator, so still a function of ``seed``): its
+    magnitudes stay the file's, its values now reach below zero.
+    """
     torch.manual_seed(seed + 1)
     inputs = list(module.get_inputs())
+    if signed:
+        inputs = [_with_random_signs(value) for value in inputs]
     return [cast_value(value, torch_dtype(task), device) for value in inputs]
+
+
+def _with_random_signs(value: Any) -> Any:
+    if not (isinstance(value, torch.Tensor) and value.is_floating_point() and value.numel()
+            and bool((value >= 0).all())):
+        return value
+    signs = torch.randint(0, 2, value.shape, dtype=torch.int8, device=value.device)
+    return torch.where(signs.bool(), value, -value)
 
 
 def make_reference(task: TaskSpec, overrides: dict[str, Any] | None, seed: int, *,

@@ -17,7 +17,7 @@ from kerneltrials.backends import resolve_backend
 from kerneltrials.tasks import TaskSpec, load_task, shape_configs
 from kerneltrials.verifier._built import Built, Hooks
 from kerneltrials.verifier._finish import finish, run_stages
-from kerneltrials.verifier._options import CheckOptions, TimingOptions
+from kerneltrials.verifier._options import INPUT_MODES, CheckOptions, TimingOptions
 from kerneltrials.verifier.harness._disk import judge_disk, require_free_disk
 from kerneltrials.verifier.harness._hardware import gpu_available, hardware_fingerprint
 from kerneltrials.verifier.harness._jobs import WorkerJob
@@ -129,6 +129,8 @@ def _resolve(task: str | Path | TaskSpec, options: CheckOptions) -> tuple[TaskSp
     resolve_backend(options.backend)  # an unknown name raises, listing the valid ones
     if options.policy not in (None, "strict", "mixed"):
         raise ValueError(f"unknown policy {options.policy!r}: choose strict or mixed")
+    if options.inputs not in INPUT_MODES:
+        raise ValueError(f"unknown inputs {options.inputs!r}: choose {' or '.join(INPUT_MODES)}")
     seed = options.hidden_seed if options.hidden_seed is not None else secrets.randbits(31)
     return spec, replace(options, policy=options.policy or spec.default_policy(), hidden_seed=seed)
 

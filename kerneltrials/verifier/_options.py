@@ -26,6 +26,10 @@ class TimingOptions:
     decided_half_width: float | None = 0.1
 
 
+#: What ``CheckOptions.inputs`` may say.
+INPUT_MODES = ("file", "signed")
+
+
 #: Fast, noisy settings for tests and smoke runs.
 QUICK_TIMING = TimingOptions(warmup_calls=1, target_rse=0.05, max_measure_s=0.15, max_wall_s=1.0,
                              min_calls=3, max_calls=20, batch_target_s=0.03)
@@ -71,6 +75,11 @@ class CheckOptions:
     # factors the parent draws per call (worker/_fresh.py), checked against the reference
     # worker's output for the same call. Off only to show what it stops.
     fresh_inputs: bool = True
+    # "file": the inputs the task's get_inputs draws. "signed": besides, every floating
+    # input that get_inputs drew all >= 0 (KernelBench's torch.rand) gets each element's
+    # sign drawn at random, so a kernel that mishandles negative values is caught; only
+    # for tasks defined on negative values too (not sqrt or log of an input).
+    inputs: str = "file"
     suspicious_speedup: float = 10.0  # a speedup over eager above this is flagged
     peak_bytes_per_s: float | None = None  # speed of light; None: the backend's default
     peak_flops: float | None = None

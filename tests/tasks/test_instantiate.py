@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -113,3 +114,22 @@ def test_a_missing_module_no_extra_provides_gets_no_install_hint(tmp_path: Path)
         load_task_module(load_task(path))
     assert "kt_no_such_module_anywhere" in raised.value.cause
     assert "pip install" not in raised.value.cause
+
+
+def test_signed_inputs_flip_random_signs_of_nonnegative_floats_only(
+        write_task: Callable[..., Path]) -> None:
+    from kerneltrials.tasks._instantiate import make_inputs
+
+    inputs = "[torch.rand(rows, cols), torch.randn(rows, cols), torch.arange(rows)]"
+    task = load_task(write_task("mixed_inputs", a_task_source(inputs=inputs)))
+    module = load_task_module(task)
+    plain = make_inputs(module, task, seed=5)
+    signed = make_inputs(module, task, seed=5, signed=True)
+    assert bool((signed[0] < 0).any()) and bool((signed[0] > 0).any())
+    assert torch.equal(signed[0].abs(), plain[0])  # the file's magnitudes, signs drawn
+    assert torch.equal(signed[1], plain[1])  # already signed: as drawn
+    assert torch.equal(signed[2], plain[2])  # an index tensor: never touched
+    again = make_inputs(module, task, seed=5, signed=True)
+    assert torch.equal(again[0], signed[0])  # a function of the seed
+    assert not torch.equal(make_inputs(module, task, seed=6, signed=True)[0].sign(),
+                           signed[0].sign())

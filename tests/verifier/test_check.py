@@ -170,7 +170,8 @@ def test_a_kernelbench_file_with_only_nonnegative_inputs_is_noted_once() -> None
     from kerneltrials.verifier.harness._judge import NONNEGATIVE_NOTE, _note_nonnegative_inputs
 
     def noted(has_task_dict: bool, inputs: list[Any]) -> list[str]:
-        session = SimpleNamespace(task=SimpleNamespace(has_task_dict=has_task_dict), reasons=[])
+        session = SimpleNamespace(task=SimpleNamespace(has_task_dict=has_task_dict), reasons=[],
+                                  options=CheckOptions())
         for _ in range(2):  # every seed's inputs pass through; the note is said once
             _note_nonnegative_inputs(session, inputs)  # type: ignore[arg-type]
         return session.reasons
@@ -179,3 +180,26 @@ def test_a_kernelbench_file_with_only_nonnegative_inputs_is_noted_once() -> None
     assert noted(False, rand) == [NONNEGATIVE_NOTE]
     assert noted(False, [torch.rand(8), torch.randn(8)]) == []  # one signed input is enough
     assert noted(True, rand) == []  # our own tasks are validated before they ship
+
+
+def test_signed_inputs_catch_a_kernel_wrong_only_on_negatives(tmp_path: Path) -> None:
+    # KernelBench's own 19_ReLU draws torch.rand: a leaky ReLU (relu_wrong) is right on it.
+    task = tmp_path / "19_ReLU_rand.py"
+    original = (Path(__file__).parents[1] / "data" / "kernelbench" / "level1" / "19_ReLU.py")
+    task.write_text(original.read_text().replace("torch.randn(batch_size, dim)",
+                                                 "torch.rand(batch_size, dim)"))
+    from kerneltrials.verifier.harness._judge import NONNEGATIVE_NOTE, SIGNED_NOTE
+
+    as_drawn = run(candidate("relu_wrong"), task=task)
+    assert as_drawn.status == Status.CORRECT, as_drawn.reasons
+    assert NONNEGATIVE_NOTE in as_drawn.reasons
+    signed = run(candidate("relu_wrong"), task=task, inputs="signed")
+    assert signed.status == Status.INCORRECT, signed.reasons
+    assert SIGNED_NOTE in signed.reasons and NONNEGATIVE_NOTE not in signed.reasons
+    honest = run(candidate("relu_ok"), task=task, inputs="signed")
+    assert honest.status == Status.CORRECT, honest.reasons
+
+
+def test_an_unknown_inputs_mode_is_a_clear_error() -> None:
+    with pytest.raises(ValueError, match="unknown inputs 'negative': choose file or signed"):
+        run(candidate("relu_ok"), inputs="negative")

@@ -101,10 +101,19 @@ NONNEGATIVE_NOTE = ("note:inputs:nonnegative: every floating input this file's g
                      "draws is >= 0, so a kernel that mishandles negative values is not caught")
 
 
+SIGNED_NOTE = ("note:inputs:signed: each floating input get_inputs drew all >= 0 had every "
+               "element's sign drawn at random (inputs=signed)")
+
+
 def _note_nonnegative_inputs(session: Session, inputs: list[Any]) -> None:
     """A file without TASK (KernelBench's, whose inputs are often ``torch.rand``) keeps its
-    own inputs; the verdict says when they cannot exercise negative values. Our own tasks
-    are validated against that before they ship (``tasks validate``)."""
+    own inputs; the verdict says when they cannot exercise negative values, or that they
+    were signed (``CheckOptions.inputs``). Our own tasks are validated against that before
+    they ship (``tasks validate``)."""
+    if session.options.inputs == "signed":
+        if SIGNED_NOTE not in session.reasons:
+            session.reasons.append(SIGNED_NOTE)
+        return
     if session.task.has_task_dict or NONNEGATIVE_NOTE in session.reasons:
         return
     floats = [x for x in inputs if isinstance(x, torch.Tensor) and x.is_floating_point()

@@ -162,7 +162,8 @@ def load_workers(session: Session, reference: WorkerJob, candidate: WorkerJob,
     task, timeout = session.task, session.options.call_timeout_s
     # Both timed sides use every core this parent may use (the worker counts nothing).
     load = wire.LoadTask(source=task.source, path=task.path, task_id=task.id, name=task.name,
-                         backend=session.options.backend, threads=usable_cores())
+                         backend=session.options.backend, threads=usable_cores(),
+                         signed_inputs=session.options.inputs == "signed")
     try:  # each waits for its worker's imports: the two overlap
         reference_load = reference.send(load, timeout)
     except (WorkerFailed, JobDied, ForgedReply) as error:

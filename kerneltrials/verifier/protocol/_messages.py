@@ -65,6 +65,7 @@ class LoadTask(Request[TaskLoaded]):
     name: str
     backend: str
     threads: int  # both timed sides use this many threads: the parent's usable cores
+    signed_inputs: bool = False  # CheckOptions.inputs == "signed" (tasks/_instantiate.py)
 
 
 @dataclass(frozen=True)

@@ -54,6 +54,7 @@ def warm_up(role: str) -> None:
 def load_task_op(state: WorkerState, request: wire.LoadTask) -> wire.TaskLoaded:
     state.task = parse_task_source(request.source, request.path, request.task_id, request.name)
     state.device = "cuda" if request.backend == "cuda" else "cpu"
+    state.signed_inputs = request.signed_inputs
     threads = use_threads(request.threads)
     state.ops = make_device_ops(state.device)
     return wire.TaskLoaded(threads=threads)
@@ -94,7 +95,7 @@ def setup_op(state: WorkerState, request: wire.Setup) -> wire.SetupDone:
     try:
         module = load_task_module(state.task, request.overrides)
         model = make_model(module, state.task, request.init_seed, state.device)
-        pool = [make_inputs(module, state.task, seed, state.device)
+        pool = [make_inputs(module, state.task, seed, state.device, signed=state.signed_inputs)
                 for seed in request.pool_seeds]
     except TaskError as error:
         raise WorkerFault("task_error", error.cause) from error
@@ -124,7 +125,8 @@ def to_cpu(value: Any) -> Any:
 def inputs_op(state: WorkerState, request: wire.Inputs) -> wire.Count:
     assert state.task is not None and state.role == "reference"
     config = state.configs[request.config]
-    inputs = make_inputs(config.module, state.task, request.seed, state.device)
+    inputs = make_inputs(config.module, state.task, request.seed, state.device,
+                         signed=state.signed_inputs)
     torch.save(to_cpu(inputs), request.path)
     return wire.Count(count=len(inputs))
 

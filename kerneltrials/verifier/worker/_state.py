@@ -32,6 +32,7 @@ class WorkerState:
     handlers: Mapping[str, Any] = field(default_factory=dict)
     task: TaskSpec | None = None
     device: str = "cpu"
+    signed_inputs: bool = False  # LoadTask.signed_inputs: every make_inputs of this worker
     candidate: Any = None
     configs: dict[str, ConfigState] = field(default_factory=dict)
     ops: DeviceOps | None = None
