@@ -37,7 +37,7 @@ from kerneltrials.scheduler._executor import Executor, VerificationCancelled, re
 from kerneltrials.scheduler._interrupts import Interrupts
 from kerneltrials.scheduler._provenance import git_commit, task_set_version
 from kerneltrials.scheduler._selector import select_tasks
-from kerneltrials.tasks import TaskSpec
+from kerneltrials.tasks import TaskSpec, public_configs
 from kerneltrials.verifier import CheckOptions
 from kerneltrials.verifier.verdict import Verdict, resolve_policy
 
@@ -163,7 +163,7 @@ class _Episodes:
         strategy.attempt_observer = lambda attempt: self._record(task, attempt, recorded)
         context = StrategyContext(task_id=task.id, task_source=task.source,
                                   backend=self.config.backend, hardware=self.hardware,
-                                  configs=tuple(task.public_configs(self.profile)),
+                                  configs=tuple(public_configs(task, self.profile)),
                                   policy=resolve_policy(task, self.config.check.policy))
         try:
             strategy.run(context, self.provider, lambda source: self.executor.verify_retrying(

@@ -9,7 +9,12 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from kerneltrials.tasks._configs import ShapeConfig, draw_hidden_configs, shape_configs
+from kerneltrials.tasks._configs import (
+    ShapeConfig,
+    draw_hidden_configs,
+    public_configs,
+    shape_configs,
+)
 from kerneltrials.tasks._overrides import apply_config
 from kerneltrials.tasks._parse import parse_task_source
 from kerneltrials.tasks._registry import builtin_task_paths, list_tasks, load_task, task_id_for_path
@@ -24,6 +29,8 @@ _LAZY = {
     "validate_task": "_validate",
     "ConfigCost": "_cost",
     "config_cost": "_cost",
+    "DerivedProfile": "_cpu_profile",
+    "derive_cpu_profile": "_cpu_profile",
     "describe_task": "_describe",
     "ImportedTask": "_dataset",
     "export_tasks": "_dataset",
@@ -49,6 +56,7 @@ __all__ = [
     "list_tasks",
     "load_task",
     "parse_task_source",
+    "public_configs",
     "shape_configs",
     "task_id_for_path",
     *_LAZY,

@@ -45,13 +45,13 @@ def draw_hidden_value(name: str, value: int, rng: random.Random, task: TaskSpec)
 def draw_hidden_configs(task: TaskSpec, profile: str, seed: int) -> list[dict[str, Any]]:
     """One hidden configuration near each public one; deterministic in ``seed``.
 
-    Files without ``TASK`` get one derived around their own constants (``_derive``).
+    Files without ``TASK`` get one derived around their public one (``_derive``).
     """
     if not task.has_task_dict:
         # Imported here: deriving runs the reference on the meta device (torch), and
         # ``kerneltrials.tasks`` stays light for commands that only list or read tasks.
         from kerneltrials.tasks._derive import derive_hidden_configs
-        return derive_hidden_configs(task, profile, seed)
+        return derive_hidden_configs(task, profile, seed, public_configs(task, profile)[0])
     if not task.configs.get(profile):
         return []
     hidden = []
@@ -66,10 +66,20 @@ def draw_hidden_configs(task: TaskSpec, profile: str, seed: int) -> list[dict[st
     return hidden
 
 
+def public_configs(task: TaskSpec, profile: str) -> list[dict[str, Any]]:
+    """The profile's public configurations: the ``TASK`` dict's; for a file without one,
+    its own constants, or on the ``cpu`` profile the sizes derived for this machine
+    (``_cpu_profile``: measured once per file and kept)."""
+    if task.has_task_dict or profile != "cpu":
+        return task.public_configs(profile)
+    from kerneltrials.tasks._cpu_profile import derive_cpu_profile  # torch: see above
+    return [dict(derive_cpu_profile(task).config)]
+
+
 def shape_configs(task: TaskSpec, profile: str, hidden_seed: int | None) -> list[ShapeConfig]:
     """Public configurations, then hidden ones when a seed is given."""
     configs = [ShapeConfig(f"public-{i}", "public", c)
-               for i, c in enumerate(task.public_configs(profile))]
+               for i, c in enumerate(public_configs(task, profile))]
     if hidden_seed is not None:
         configs += [ShapeConfig(f"hidden-{i}", "hidden", c)
                     for i, c in enumerate(draw_hidden_configs(task, profile, hidden_seed))]

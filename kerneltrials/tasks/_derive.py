@@ -57,12 +57,14 @@ def _scaled(value: int, factor: float, aligned: bool) -> int:
     return max(step, round(value * factor / step) * step)
 
 
-def derive_hidden_configs(task: TaskSpec, profile: str, seed: int) -> list[dict[str, Any]]:
-    """One hidden configuration around the file's own constants (empty when the file has
-    no size constant or its reference cannot be checked on ``meta``); deterministic in
-    ``seed``."""
-    sizes = size_constants(task)
-    if not sizes or not runs_on_meta(task, {}):
+def derive_hidden_configs(task: TaskSpec, profile: str, seed: int,
+                          public: dict[str, int] | None = None) -> list[dict[str, Any]]:
+    """One hidden configuration around the file's own constants, or around ``public``
+    where the profile's public configuration overrides them (the derived ``cpu`` sizes);
+    empty when the file has no size constant or its reference cannot be checked on
+    ``meta``; deterministic in ``seed``."""
+    sizes = {**size_constants(task), **(public or {})}
+    if not sizes or not runs_on_meta(task, public or {}):
         return []
     for draw in range(MAX_DRAWS):
         # A string seed hashes stably across processes and Python runs.

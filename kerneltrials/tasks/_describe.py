@@ -17,8 +17,9 @@ def describe_config(task: TaskSpec, name: str, kind: str, overrides: dict[str, A
         "kind": kind,
         "overrides": overrides,
         "constants": task.resolved_params(overrides),
-        # A file without TASK names no hidden shapes: they are derived from its constants.
-        "derived": kind == "hidden" and not task.has_task_dict,
+        # A file without TASK names no hidden shapes, nor CPU-sized ones: they are derived
+        # from its constants (a public one that overrides them is the cpu profile's).
+        "derived": not task.has_task_dict and (kind == "hidden" or bool(overrides)),
     }
     if with_cost:
         try:

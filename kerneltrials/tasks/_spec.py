@@ -9,6 +9,9 @@ PROFILES = ("cpu", "gpu")
 
 #: A hidden configuration multiplies each size by a seeded factor in this range.
 HIDDEN_FACTOR_RANGE = (0.7, 1.3)
+#: Eager runtime band per profile, in ms (cpu: this 2-core machine; gpu: one H100-class
+#: GPU): what ``tasks validate`` checks, and what a derived cpu profile aims into.
+RUNTIME_BAND_MS = {"cpu": (1.0, 50.0), "gpu": (0.02, 50.0)}
 #: Correctness tolerances per dtype (docs/design/interfaces.md, "Tolerances and timing
 #: defaults").
 DEFAULT_TOLERANCE = {"float32": 1e-4, "float64": 1e-4, "bfloat16": 1e-2, "float16": 1e-2}

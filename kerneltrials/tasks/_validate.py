@@ -24,15 +24,13 @@ from typing import Any
 import torch
 
 from kerneltrials.tasks import _degenerate as checks
-from kerneltrials.tasks._configs import ShapeConfig, shape_configs
+from kerneltrials.tasks._configs import ShapeConfig, public_configs, shape_configs
 from kerneltrials.tasks._degenerate import ValidationProblem
 from kerneltrials.tasks._instantiate import make_reference
-from kerneltrials.tasks._spec import TaskError, TaskSpec
+from kerneltrials.tasks._spec import RUNTIME_BAND_MS, TaskError, TaskSpec
 
 #: Seed of the hidden configurations that validation runs (fixed: CI is reproducible).
 VALIDATE_HIDDEN_SEED = 0
-#: Eager runtime band per profile, in ms (cpu: this 2-core machine; gpu: one H100-class GPU).
-RUNTIME_BAND_MS = {"cpu": (1.0, 50.0), "gpu": (0.02, 50.0)}
 _TIMING_REPEATS = 5
 _TIMING_BUDGET_MS = 300.0  # keep measuring small configurations up to 15 calls
 
@@ -160,7 +158,7 @@ def validate_task(task: TaskSpec, profile: str = "cpu", strict_timing: bool = Fa
     if any(p.code.startswith("config:") for p in report.problems):
         return report
     try:
-        report.problems += _degeneracy_problems(task, task.public_configs("cpu")[0])
+        report.problems += _degeneracy_problems(task, public_configs(task, "cpu")[0])
     except Exception as error:  # noqa: BLE001 - a check that cannot run is a finding
         report.problems.append(ValidationProblem(
             "degenerate:check_failed", f"{type(error).__name__}: {error}"))

@@ -142,6 +142,17 @@ def _base_verdict(task: TaskSpec, options: CheckOptions) -> Verdict:
                    hardware=hardware_fingerprint(options.backend))
 
 
+def _profile_notes(task: TaskSpec, options: CheckOptions) -> list[str]:
+    """What the verdict says of sizes it did not take from the task file (a file without
+    ``TASK`` on the ``cpu`` profile: ``tasks/_cpu_profile``, chosen once and kept)."""
+    if task.has_task_dict or options.resolved_profile() != "cpu":
+        return []
+    from kerneltrials.tasks import derive_cpu_profile
+
+    chosen = derive_cpu_profile(task)
+    return [chosen.note()] if chosen.derived else []
+
+
 def _runs_here(options: CheckOptions) -> bool:
     return not resolve_backend(options.backend).needs_gpu or gpu_available()
 
@@ -208,7 +219,7 @@ def _run(built: Built, session: Session, workers: Workers | None, hooks: Hooks) 
     options = built.options
     session.configs = shape_configs(built.task, options.resolved_profile(), session.hidden_seed)
     verdict = _base_verdict(built.task, options)
-    verdict.reasons = list(built.static_reasons)
+    verdict.reasons = list(built.static_reasons) + _profile_notes(built.task, options)
     verdict.compiled = True
     try:
         outcome: Outcome | None = None

@@ -77,3 +77,20 @@ def test_export_and_import_commands(tmp_path):
     imported = _run("import", str(tmp_path / "ds"), "--dest", str(tmp_path / "t"), "--json")
     assert imported.exit_code == 0, imported.output
     assert {item["id"] for item in json.loads(imported.stdout)} >= {"kb/L1/relu", "kb/L1/gelu"}
+
+
+def test_show_marks_the_cpu_sizes_derived_for_a_gpu_sized_kernelbench_file(
+        tmp_path, monkeypatch):
+    from pathlib import Path
+
+    monkeypatch.setenv("KERNELTRIALS_CACHE", str(tmp_path))  # measured here, not remembered
+    path = (Path(__file__).resolve().parents[1] / "data" / "kernelbench" / "level1"
+            / "1_Square_matrix_multiplication_.py")
+    result = _run("show", str(path), "--json")
+    assert result.exit_code == 0, result.output
+    configs = json.loads(result.output)["configs"]
+    (cpu,), (gpu,) = configs["cpu"], configs["gpu"]
+    assert cpu["derived"] and cpu["constants"]["N"] < 4096
+    assert not gpu["derived"] and gpu["constants"]["N"] == 4096
+    human = _run("show", str(path), "--profile", "cpu")
+    assert "public-0" in human.output and "(derived)" in human.output  # cells may wrap

@@ -203,3 +203,17 @@ def test_signed_inputs_catch_a_kernel_wrong_only_on_negatives(tmp_path: Path) ->
 def test_an_unknown_inputs_mode_is_a_clear_error() -> None:
     with pytest.raises(ValueError, match="unknown inputs 'negative': choose file or signed"):
         run(candidate("relu_ok"), inputs="negative")
+
+
+def test_a_gpu_sized_kernelbench_file_is_judged_at_the_sizes_derived_for_the_cpu(
+        tmp_path: Path) -> None:
+    task = tmp_path / "kernelbench" / "level1" / "19_ReLU.py"
+    task.parent.mkdir(parents=True)
+    original = (Path(__file__).parents[1] / "data" / "kernelbench" / "level1" / "19_ReLU.py")
+    task.write_text(original.read_text().replace("dim = 393", "dim = 393216"))  # 6 GiB
+    verdict = run(candidate("relu_ok"), task=task)
+    assert verdict.status == Status.CORRECT, verdict.reasons
+    (note,) = [r for r in verdict.reasons if r.startswith("note:profile:cpu sizes derived")]
+    public = verdict.configs[0].params
+    assert public["batch_size"] < 4096 and public["dim"] < 393216
+    assert f"batch_size={public['batch_size']}" in note and f"dim={public['dim']}" in note
