@@ -122,3 +122,28 @@ def test_thread_watch_flags_threads_that_outlive_a_call() -> None:
     finally:
         stop.set()
         worker.join()
+
+
+@pytest.mark.parametrize(("role", "imports_dynamo"), [("reference", False), ("candidate", True)])
+def test_only_the_candidates_worker_imports_dynamo_at_warm_up(role: str,
+                                                              imports_dynamo: bool) -> None:
+    # The candidate's: before its integrity snapshot, so a candidate importing dynamo does
+    # not look like tampering. The reference's would only pay 1.5 s of CPU per check.
+    import subprocess
+    import sys
+
+    probe = ("import sys; from kerneltrials.verifier.worker._ops import warm_up; "
+             f"warm_up({role!r}); print('torch._dynamo' in sys.modules)")
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                            timeout=100)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip() == str(imports_dynamo)
+
+
+def test_the_reference_recorder_records_as_the_candidates_does() -> None:
+    from kerneltrials.verifier.worker._guards import ReferenceRecorder
+
+    for recorder in (ComputeRecorder(), ReferenceRecorder()):
+        with recorder:
+            torch.ones(3).add(1).relu().view(3, 1)
+        assert recorder.ops == {"aten.add", "aten.relu"}

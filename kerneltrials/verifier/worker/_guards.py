@@ -54,19 +54,13 @@ def is_compute(func: Any) -> bool:
 
 
 class ComputeRecorder(TorchDispatchMode):
-    """Records the compute ops that execute while it is active."""
+    """Records the compute ops that execute while it is active. Torch wraps its handler in
+    dynamo's "disable": a frame dynamo compiles (a candidate has no business compiling,
+    but could) never traces into it."""
 
     def __init__(self) -> None:
         super().__init__()
         self.ops: set[str] = set()
-
-    @classmethod
-    def _should_skip_dynamo(cls) -> bool:
-        # By default torch wraps a mode's handler in dynamo's "disable", which imports
-        # dynamo on the first op (1.5 s of CPU). Nothing is compiled under this mode (the
-        # static checks refuse torch.compile in a candidate; the compile baseline is timed
-        # without it), so the reference worker need not import dynamo at all.
-        return False
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
         if is_compute(func):
@@ -76,6 +70,23 @@ class ComputeRecorder(TorchDispatchMode):
     def is_active(self) -> bool:
         """Still on the mode stack? (a candidate could try to pop it)"""
         return any(mode is self for mode in _get_current_dispatch_mode_stack())
+
+
+class ReferenceRecorder(ComputeRecorder):
+    """The same record in the reference worker, without the wrapper: that imports dynamo
+    on the first op (1.5 s of CPU per check), and nothing is ever compiled under this one
+    (only trusted task code runs there; the compile baseline is timed without it)."""
+
+    @classmethod
+    def _should_skip_dynamo(cls) -> bool:
+        return False
+
+    # The candidate's recorder keeps its body inline (a module function would be one more
+    # global to rebind); this one is the same body, unwrapped.
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
+        if is_compute(func):
+            self.ops.add(op_name(func))
+        return func(*args, **(kwargs or {}))
 
 
 def poison_tensor(tensor: torch.Tensor) -> None:

@@ -18,7 +18,11 @@ from kerneltrials.tasks._instantiate import load_task_module, make_inputs, make_
 from kerneltrials.verifier import protocol as wire
 from kerneltrials.verifier.protocol import WorkerFault, map_leaves
 from kerneltrials.verifier.worker._fresh import fresh_inputs, make_bank
-from kerneltrials.verifier.worker._guards import ComputeRecorder, KernelTracker
+from kerneltrials.verifier.worker._guards import (
+    ComputeRecorder,
+    KernelTracker,
+    ReferenceRecorder,
+)
 from kerneltrials.verifier.worker._integrity import (
     ThreadWatch,
     integrity_changes,
@@ -47,7 +51,7 @@ def warm_up(role: str) -> None:
         return
     if role == "candidate":
         load_watched_modules()
-    with ComputeRecorder():
+    with ComputeRecorder() if role == "candidate" else ReferenceRecorder():
         torch.ones(1).add(1)
 
 
@@ -134,7 +138,7 @@ def inputs_op(state: WorkerState, request: wire.Inputs) -> wire.Count:
 def reference_op(state: WorkerState, request: wire.Reference) -> wire.ReferenceRan:
     config = state.configs[request.config]
     inputs = load_inputs(state, request.inputs_path)
-    recorder = ComputeRecorder()  # the reference's compute ops: the mixed policy's yardstick
+    recorder = ReferenceRecorder()  # the reference's compute ops: the mixed policy's yardstick
     output = _reference_call(config, inputs, recorder)
     torch.save(to_cpu(output), request.path)
     return wire.ReferenceRan(ops=sorted(recorder.ops))
