@@ -14,7 +14,7 @@ allocates gigabytes or runs for minutes. A file whose own constants already run 
 band's top (with a factor-of-two allowance for a busy machine) keeps them: scaling up is
 never done.
 
-The choice is measured once per file, torch version and CPU, and kept in
+The choice is measured once per file, torch version, CPU model and thread count, and kept in
 ``$KERNELTRIALS_CACHE/profiles/`` (default ``~/.cache/kerneltrials``): every later run
 on this machine uses the same sizes, and a verdict names the scale and time it was chosen
 with. A choice made while the machine was busy errs small (its calls looked slow); delete
@@ -28,6 +28,7 @@ import hashlib
 import json
 import math
 import os
+import platform
 import statistics
 import time
 from dataclasses import asdict, dataclass
@@ -36,7 +37,6 @@ from typing import Any
 
 import torch
 
-from kerneltrials._cpuinfo import cpu_model, usable_cores
 from kerneltrials.tasks._cost import config_cost
 from kerneltrials.tasks._derive import ALIGN, runs_on_meta, size_constants
 from kerneltrials.tasks._instantiate import make_reference
@@ -164,11 +164,26 @@ def _search(task: TaskSpec) -> DerivedProfile:
     return min(measured, key=lambda m: m.eager_ms or 0.0)  # too slow everywhere: the fastest
 
 
+def _machine() -> dict[str, Any]:
+    """What a choice was measured on: the CPU model and the threads torch runs with here.
+    (Read here, not through ``kerneltrials._cpuinfo``: the candidate's worker imports the
+    task loader, and nothing of the harness beside it.)"""
+    model = platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text(errors="replace").splitlines():
+            if line.startswith("model name"):
+                model = line.partition(":")[2].strip()
+                break
+    except OSError:
+        pass
+    return {"cpu": model, "threads": torch.get_num_threads()}
+
+
 def _cache_path(task: TaskSpec) -> Path:
     root = os.environ.get("KERNELTRIALS_CACHE") or os.path.join(
         os.path.expanduser("~"), ".cache", "kerneltrials")
-    key = hashlib.sha256(json.dumps([VERSION, task.source, torch.__version__, cpu_model(),
-                                     usable_cores()]).encode()).hexdigest()[:32]
+    key = hashlib.sha256(json.dumps([VERSION, task.source, torch.__version__, _machine()],
+                                    sort_keys=True).encode()).hexdigest()[:32]
     return Path(root) / "profiles" / f"{key}.json"
 
 
@@ -193,6 +208,6 @@ def derive_cpu_profile(task: TaskSpec) -> DerivedProfile:
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_suffix(f".{os.getpid()}.tmp")
     partial.write_text(json.dumps({**asdict(chosen), "task": task.id, "torch": torch.__version__,
-                                   "cpu": cpu_model(), "cores": usable_cores()}))
+                                   **_machine()}))
     os.replace(partial, path)  # readers see the whole choice or none
     return chosen
