@@ -24,13 +24,12 @@ validate`` runs it: task files are the harness's input, never the candidate's.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
 import os
 import platform
-import statistics
-import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -40,6 +39,7 @@ import torch
 from kerneltrials.tasks._cost import config_cost
 from kerneltrials.tasks._derive import ALIGN, runs_on_meta, size_constants
 from kerneltrials.tasks._instantiate import make_reference
+from kerneltrials.tasks._runtime import measure_runtime_ms
 from kerneltrials.tasks._spec import RUNTIME_BAND_MS, TaskSpec
 
 #: The ``cpu`` band of ``tasks validate`` (ms per eager call), and the time aimed at.
@@ -66,7 +66,7 @@ VERSION = 1
 class DerivedProfile:
     """The ``cpu`` configuration chosen for a file: ``config`` overrides its constants
     (empty: its own constants), ``scale`` the common factor, ``eager_ms`` the reference's
-    median call at that size when it was chosen (None: nothing could be measured)."""
+    best call at that size when it was chosen (None: nothing could be measured)."""
 
     config: dict[str, int]
     scale: float
@@ -94,17 +94,10 @@ def scaled_sizes(sizes: dict[str, int], scale: float) -> dict[str, int]:
     return scaled
 
 
-def eager_ms(task: TaskSpec, config: dict[str, Any], calls: int = 3) -> float:
-    """Median wall time of the reference's call under ``config`` (after one warm-up)."""
+def eager_ms(task: TaskSpec, config: dict[str, Any]) -> float:
+    """The reference's eager time under ``config``, measured as ``tasks validate`` does."""
     model, inputs = make_reference(task, config, seed=0, device="cpu")
-    times = []
-    with torch.no_grad():
-        for index in range(calls + 1):
-            started = time.perf_counter()
-            model(*inputs)
-            if index:
-                times.append((time.perf_counter() - started) * 1000)
-    return statistics.median(times)
+    return measure_runtime_ms(model, inputs, "cpu")
 
 
 def _fits(task: TaskSpec, config: dict[str, Any]) -> bool:
@@ -164,6 +157,7 @@ def _search(task: TaskSpec) -> DerivedProfile:
     return min(measured, key=lambda m: m.eager_ms or 0.0)  # too slow everywhere: the fastest
 
 
+@functools.cache  # read once per process: a check asks for the profile several times
 def _machine() -> dict[str, Any]:
     """What a choice was measured on: the CPU model and the threads torch runs with here.
     (Read here, not through ``kerneltrials._cpuinfo``: the candidate's worker imports the

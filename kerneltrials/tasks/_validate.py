@@ -17,7 +17,6 @@ configuration and the hidden ones drawn with :data:`VALIDATE_HIDDEN_SEED` must r
 
 from __future__ import annotations
 
-import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -27,12 +26,11 @@ from kerneltrials.tasks import _degenerate as checks
 from kerneltrials.tasks._configs import ShapeConfig, public_configs, shape_configs
 from kerneltrials.tasks._degenerate import ValidationProblem
 from kerneltrials.tasks._instantiate import make_reference
+from kerneltrials.tasks._runtime import measure_runtime_ms
 from kerneltrials.tasks._spec import RUNTIME_BAND_MS, TaskError, TaskSpec
 
 #: Seed of the hidden configurations that validation runs (fixed: CI is reproducible).
 VALIDATE_HIDDEN_SEED = 0
-_TIMING_REPEATS = 5
-_TIMING_BUDGET_MS = 300.0  # keep measuring small configurations up to 15 calls
 
 
 @dataclass
@@ -52,30 +50,6 @@ class ValidationReport:
     def to_dict(self) -> dict[str, Any]:
         return {"task": self.task_id, "profile": self.profile, "ok": self.ok,
                 "problems": [asdict(p) for p in self.problems], "runtime_ms": self.runtime_ms}
-
-
-def _sync(device: str) -> None:
-    if device == "cuda":
-        torch.cuda.synchronize()
-
-
-def measure_runtime_ms(model: torch.nn.Module, inputs: list[Any], device: str) -> float:
-    """Best eager runtime of ``model(*inputs)`` over a few calls after one warm-up.
-
-    The minimum, not the median: on a shared machine the other processes only ever add
-    time, and the band check is about the task's size, not the machine's load.
-    """
-    times: list[float] = []
-    with torch.no_grad():
-        model(*inputs)
-        while len(times) < _TIMING_REPEATS or (len(times) < 3 * _TIMING_REPEATS
-                                                and sum(times) < _TIMING_BUDGET_MS):
-            _sync(device)
-            start = time.perf_counter()
-            model(*inputs)
-            _sync(device)
-            times.append((time.perf_counter() - start) * 1e3)
-    return min(times)
 
 
 def _run_config(task: TaskSpec, config: ShapeConfig, device: str,
