@@ -34,7 +34,8 @@ backend_option = click.option("--backend", type=click.Choice(BACKENDS.names()), 
                               show_default=True, help="Where candidates build and run.")
 profile_option = click.option("--profile", type=click.Choice(["cpu", "gpu"]), default=None,
                               help="Shape profile of the task configurations [default: follows --backend].")
-#: CheckOptions.inputs (verifier/_options.INPUT_MODES), spelled here: no torch import.
+#: CheckOptions.inputs (verifier/_options.INPUT_MODES), spelled here so that every command's
+#: import stays clear of the verifier and sandbox packages; a test keeps the two equal.
 inputs_option = click.option(
     "--inputs", type=click.Choice(["file", "signed"]), default="file", show_default=True,
     help="file: the inputs the task's get_inputs draws. signed: also draw a random sign for "

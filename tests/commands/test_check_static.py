@@ -63,3 +63,14 @@ def test_screening_does_not_import_torch(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert "TORCH False" in done.stderr, done.stderr
     assert len(json.loads(done.stdout)) == 2
+
+
+def test_the_inputs_option_offers_exactly_the_verifiers_modes() -> None:
+    from kerneltrials.commands._common import inputs_option
+    from kerneltrials.verifier._options import INPUT_MODES
+
+    @inputs_option
+    def command(inputs: str) -> None: ...
+
+    (param,) = command.__click_params__  # type: ignore[attr-defined]
+    assert tuple(param.type.choices) == INPUT_MODES
