@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 from rich.console import Console
@@ -47,7 +47,7 @@ def print_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
 
 
-def fail(message: str, code: int = 2) -> None:
+def fail(message: str, code: int = 2) -> NoReturn:
     """Print a one-line error to stderr and exit (2: bad input)."""
     stderr_console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
     sys.exit(code)

@@ -33,14 +33,18 @@ class Generation:
     task: str  # the file stem: the problem's own id, made safe for a file name
     ref_code: str
     custom_code: str
+    sample: int = 0  # the peer's sample number for this problem (0 where it has one)
 
 
 @dataclass(frozen=True)
 class PreparedImport:
-    """What ``eval`` needs: the task files (the selection) and the replay file."""
+    """What ``eval`` needs: the task files (the selection), the replay file and the strategy
+    that asks for every sample (``one-shot``, or ``best-of-n`` with ``samples``)."""
 
     task_paths: list[Path]
     replay_path: Path
+    strategy: str = "one-shot"
+    samples: int = 1
 
 
 def read_generations(path: Path) -> list[Generation]:
@@ -86,18 +90,19 @@ def _generation(row: Any, where: str) -> Generation:
     return Generation(level, task, row["ref_code"], row["custom_code"])
 
 
-def prepare_import(generations: list[Generation], dest: Path,
-                   strategy: str = "one-shot") -> PreparedImport:
+def prepare_import(generations: list[Generation], dest: Path) -> PreparedImport:
     """Write the task files and the replay file under ``dest``."""
-    paths = []
+    samples = 1 + max(generation.sample for generation in generations)
+    strategy = "one-shot" if samples == 1 else "best-of-n"
+    paths: dict[Path, None] = {}  # a problem's file once, in order, however many samples
     records = []
     for generation in generations:
         task_path = dest / f"level{generation.level}" / f"{generation.task}.py"
         task_path.parent.mkdir(parents=True, exist_ok=True)
         task_path.write_text(generation.ref_code)
-        paths.append(task_path)
+        paths[task_path] = None
         key = CallKey(task=f"kb/L{generation.level}/{generation.task}", strategy=strategy,
-                      round=0, sample=0, call="main")
+                      round=0, sample=generation.sample, call="main")
         # No prompt was recorded (the peer's prompts are not ours): no drift to report.
         records.append({"version": 1, "key": asdict(key), "prompt_sha256": None,
                         "completion": {"text": f"```python\n{generation.custom_code}\n```\n",
@@ -107,4 +112,4 @@ def prepare_import(generations: list[Generation], dest: Path,
                                        "raw_finish_reason": "stop"}})
     replay = dest / "generations.replay.jsonl"
     replay.write_text("".join(json.dumps(record) + "\n" for record in records))
-    return PreparedImport(paths, replay)
+    return PreparedImport(list(paths), replay, strategy, samples)

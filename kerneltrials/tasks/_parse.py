@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import operator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,17 +18,47 @@ _DTYPES = {"float32", "float64", "bfloat16", "float16"}
 
 
 def _module_constants(tree: ast.Module) -> dict[str, Any]:
-    """Top-level ``NAME = <literal>`` assignments (shape parameters and the like)."""
+    """Top-level ``NAME = <literal>`` assignments (shape parameters and the like), where a
+    literal may also be integer arithmetic on numbers (KernelBench writes ``N = 2048 * 2``)."""
     constants: dict[str, Any] = {}
     for node in tree.body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
             target = node.targets[0]
             if isinstance(target, ast.Name) and target.id != "TASK":
                 try:
-                    constants[target.id] = ast.literal_eval(node.value)
+                    constants[target.id] = _literal(node.value)
                 except ValueError:
                     continue
     return constants
+
+
+_ARITHMETIC: dict[type[ast.operator], Callable[[int, int], int]] = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+    ast.FloorDiv: operator.floordiv, ast.Pow: operator.pow,
+}
+
+
+def _literal(node: ast.expr) -> Any:
+    """A literal, or integer arithmetic over literal integers. Names stay out: a constant
+    computed from another one (``C_out = C_in * 2``) must follow it when a configuration
+    replaces the first, so it is no constant of its own."""
+    if isinstance(node, ast.Tuple):
+        return tuple(_literal(element) for element in node.elts)
+    if isinstance(node, ast.BinOp) and type(node.op) in _ARITHMETIC:
+        left, right = _literal(node.left), _literal(node.right)
+        if not all(type(value) is int for value in (left, right)):
+            raise ValueError("arithmetic on non-integers")
+        if isinstance(node.op, ast.Pow) and not 0 <= right <= 64:
+            raise ValueError("an exponent out of range")
+        if isinstance(node.op, ast.FloorDiv) and right == 0:
+            raise ValueError("division by zero")
+        return _ARITHMETIC[type(node.op)](left, right)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        value = _literal(node.operand)
+        if type(value) is not int:
+            return ast.literal_eval(node)
+        return -value
+    return ast.literal_eval(node)
 
 
 def _require_definitions(tree: ast.Module, path: str) -> None:

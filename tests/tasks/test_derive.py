@@ -124,3 +124,16 @@ def test_equal_sizes_the_reference_needs_equal_stay_equal(
         (config,) = derive_hidden_configs(task, "cpu", seed)
         assert config["in_features"] == config["out_features"], config
         assert runs_on_meta(task, config)
+
+
+def test_sizes_written_as_integer_arithmetic_are_sizes_and_names_follow(
+        write_task: Callable[[str, str], Path]) -> None:
+    # KernelBench writes many sizes as products (``N = 2048 * 2``); one computed from
+    # another constant is no constant of its own, so it follows the one it is made from.
+    source = (HEADS.replace("batch_size = 96", "batch_size = 48 * 2")
+              .replace("hidden = 768", "hidden = 3 * 2 ** 8\nwide = hidden * 2\nbad = 2 ** 99"))
+    task = load_task(str(write_task("products", source)))
+    assert task.constants["batch_size"] == 96 and task.constants["hidden"] == 768
+    assert "wide" not in task.constants and "bad" not in task.constants
+    (config,) = derive_hidden_configs(task, "cpu", 5)
+    assert set(config) == {"batch_size", "hidden"} and config["hidden"] % 4 == 0
