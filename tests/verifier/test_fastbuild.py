@@ -13,7 +13,7 @@ from kerneltrials.verifier.builds._fast import binding_source, export_stubs, fin
 from kerneltrials.verifier.builds._signatures import find_signatures
 from kerneltrials.verifier.protocol import BuildRequest, CompileError
 from kerneltrials.verifier.worker._load_artifact import load_artifact
-from tests.verifier._build_fixtures import a_cuda_request, a_relu_request, has_nvcc
+from tests.verifier._build_fixtures import RELU_SOURCE, a_cuda_request, a_relu_request, has_nvcc
 
 SHARED_TOOLCHAIN = Path(os.environ["KERNELTRIALS_CACHE"]) / "builds" / ".toolchain"
 needs_clang = pytest.mark.skipif(find_fast_cxx() is None, reason="no clang++ >= 15: fast path off")
@@ -213,3 +213,54 @@ def test_nvcc_uses_clang_as_host_compiler_unless_the_candidate_chose_one() -> No
         command = _cuda_command(flags(chosen), "/usr/bin/clang++-19")
         assert command.count("-ccbin") == chosen.count("-ccbin"), command
         assert "/usr/bin/clang++-19" not in command
+
+
+#: Code g++ accepts and clang rejects (a GCC builtin clang lacks): the fast path fails, and
+#: only stock's compiler may say whether the candidate compiles.
+GCC_ONLY_RELU = ("struct __attribute__((packed)) GccOnly { char c; int i; };\n"
+                 "static_assert(__builtin_has_attribute(GccOnly, packed), \"g++ only\");\n"
+                 + RELU_SOURCE)
+
+
+def _typo(tag: str) -> BuildRequest:
+    return a_relu_request(source="torch::Tensor relu_forward(torch::Tensor x) {\n"
+                                 f"    return x.clamp_min(0) /* {tag} */ +;\n}}\n")
+
+
+@pytest.mark.slow
+@needs_clang
+@pytest.mark.timeout(900)
+def test_a_clang_rejection_is_confirmed_by_gcc_against_its_own_pch(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from kerneltrials.verifier.builds._compiler import build_extension, toolchain_store
+    from kerneltrials.verifier.builds._gcc_confirm import PCH_FILE, PCH_FILES
+
+    monkeypatch.setenv("KERNELTRIALS_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("KERNELTRIALS_PCH_CACHE", str(tmp_path / "toolchain"))  # g++'s PCH: ours
+    stock_log = "Error building extension"  # torch's ninja build; g++'s own check has none
+    # The first rejection: stock decides, and g++'s PCH is built beside it and kept.
+    with pytest.raises(CompileError) as first:
+        build_extension(_typo("first"))
+    assert stock_log in first.value.log
+    (entry,) = (tmp_path / "toolchain").glob("gccpch-*")
+    assert sorted(p.name for p in entry.iterdir()) == sorted(PCH_FILES)
+    # A fresh typo: g++ against the PCH rejects stock's own main.cpp, with its own message.
+    with pytest.raises(CompileError) as second:
+        build_extension(_typo("second"))
+    assert stock_log not in second.value.log, second.value.log[:600]
+    assert "main.cpp:3:" in second.value.log and "/* second */ +;" in second.value.log
+    # clang rejects, g++ accepts: the check says so and the stock build makes the library.
+    accepted = build_extension(a_relu_request(source=GCC_ONLY_RELU))
+    assert accepted.details["path"] == "stock" and "gcc_confirm_s" in accepted.details
+    x = torch.randn(1031, generator=torch.Generator().manual_seed(1))
+    assert torch.equal(load_artifact(accepted).relu_forward(x), _reference(x))
+    # The PCH changed in the store (same size, one byte): the job will not use it, stock
+    # decides, and the parent's own check of the entry removes it.
+    gch = entry / PCH_FILE
+    data = bytearray(gch.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    gch.write_bytes(bytes(data))
+    with pytest.raises(CompileError) as third:
+        build_extension(_typo("third"))
+    assert stock_log in third.value.log
+    assert toolchain_store().lookup(entry.name) is None and not entry.exists()

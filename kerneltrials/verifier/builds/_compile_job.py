@@ -8,6 +8,8 @@ parent verified and mounted read-only. It writes only under ``out_dir``::
     out_dir/lib/       the library (``<module>.so``) and its sources
     out_dir/pch/       the PCH, when the parent asked for one it lacked
     out_dir/binding/   the binding object, likewise
+    out_dir/gcc_pch/   g++'s PCH, built beside the stock build after clang rejected the
+                       candidate and none was planned (``_gcc_confirm``)
 
 The parent then hashes and publishes those under the keys it computed itself
 (``_compiler``). Fast path first; torch's own ``load_inline`` when the fast path cannot
@@ -23,16 +25,27 @@ import shutil
 import subprocess
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from kerneltrials.verifier.builds._cache import sha256_file
 from kerneltrials.verifier.builds._fast import (
+    BINDING_NAME,
     OBJECTS_DIR,
     FastPathUnavailable,
     FastPlan,
     build_fast,
     is_cpu_limit,
 )
+from kerneltrials.verifier.builds._gcc_confirm import (
+    GCC_PCH_DIR,
+    GCC_PCH_UNUSABLE,
+    build_gcc_pch,
+    gcc_pch_key,
+    stock_rejects,
+)
+from kerneltrials.verifier.builds._stock_flags import StockFlags, stock_flags
 from kerneltrials.verifier.protocol._build import BuildRequest, CompileError, CpuTimeExceeded
 
 LIB_DIR, PCH_DIR, BINDING_DIR = "lib", "pch", "binding"
@@ -119,7 +132,89 @@ def _fast_or_stock(request: BuildRequest, module_name: str, out_dir: Path,
         shutil.rmtree(lib, ignore_errors=True)
         shutil.rmtree(out_dir / OBJECTS_DIR, ignore_errors=True)  # a failed fast build's
         lib.mkdir()
+        if isinstance(reason, subprocess.CalledProcessError) and plan is not None:
+            _confirm_or_build_stock(request, module_name, out_dir, plan, details)
+        else:
+            build_stock(request, module_name, lib)
+
+
+def write_stock_main(request: BuildRequest, module_name: str, out_dir: Path) -> Path:
+    """Stock's ``main.cpp`` for ``request``, written by torch's own ``load_inline`` (which is
+    stopped before it compiles anything)."""
+    from torch.utils import cpp_extension
+
+    class _Written(Exception):
+        pass
+
+    def stop(*args: object, **kwargs: object) -> None:
+        raise _Written
+
+    saved = cpp_extension._jit_compile
+    cpp_extension._jit_compile = stop  # type: ignore[assignment]  # stops after the writes
+    try:
+        with contextlib.suppress(_Written):
+            cpp_extension.load_inline(
+                name=module_name, cpp_sources=list(request.cpp_sources),
+                functions=dict(request.functions) or None,
+                extra_cflags=list(request.extra_cflags) or None, build_directory=str(out_dir),
+                with_pytorch_error_handling=request.with_pytorch_error_handling,
+                is_python_module=False, verbose=False)
+    finally:
+        cpp_extension._jit_compile = saved
+    return out_dir / "main.cpp"
+
+
+def _confirm_or_build_stock(request: BuildRequest, module_name: str, out_dir: Path,
+                            plan: FastPlan, details: dict[str, Any]) -> None:
+    """After clang rejected the candidate: g++'s syntax check against its PCH decides a
+    rejection in seconds; otherwise (or without a usable PCH) the stock build decides, and
+    where the PCH is missing it is built beside that build for the next rejection."""
+    lib = out_dir / LIB_DIR
+    if request.cuda_sources or plan.gcc_pch_key is None:  # nvcc's half is stock's alone
         build_stock(request, module_name, lib)
+        return
+    flags = stock_flags(request, BINDING_NAME)
+    pch_dir = _usable_gcc_pch(plan, flags)
+    if pch_dir is None and plan.gcc_pch_dir is not None:
+        # Not what the store recorded: say so (the parent then verifies the entry itself,
+        # which removes it if broken) and let stock decide; no second PCH meanwhile.
+        (out_dir / GCC_PCH_UNUSABLE).touch()
+        build_stock(request, module_name, lib)
+        return
+    if pch_dir is not None:
+        started = time.perf_counter()
+        confirm = out_dir / "confirm"
+        confirm.mkdir()
+        log = stock_rejects(flags, pch_dir, write_stock_main(request, module_name, confirm))
+        details["gcc_confirm_s"] = round(time.perf_counter() - started, 3)
+        if log is not None:
+            details["path"] = "gcc_confirmed"
+            raise CompileError(f"build of {request.name!r} failed", log=log)
+        build_stock(request, module_name, lib)
+        return
+    with ThreadPoolExecutor(max_workers=2) as pool:  # the two cores: stock, and the PCH
+        pch = pool.submit(build_gcc_pch, flags, out_dir / GCC_PCH_DIR)
+        try:
+            build_stock(request, module_name, lib)
+        finally:
+            pch.result()
+
+
+def _usable_gcc_pch(plan: FastPlan, flags: StockFlags) -> Path | None:
+    """The planned PCH's directory if its key is this request's and its files hash to what
+    the store recorded (the job checks, only when it needs the PCH)."""
+    if plan.gcc_pch_dir is None or not plan.gcc_pch_sha256:
+        return None
+    if gcc_pch_key(flags) != plan.gcc_pch_key:
+        return None
+    directory = Path(plan.gcc_pch_dir)
+    try:
+        if any(sha256_file(directory / name) != digest
+               for name, digest in plan.gcc_pch_sha256.items()):
+            return None
+    except OSError:
+        return None
+    return directory
 
 
 def compile_into(request: BuildRequest, module_name: str, out_dir: Path,

@@ -41,6 +41,12 @@ from kerneltrials.verifier.builds._fast import (
     fast_inputs,
     fast_toolchain,
 )
+from kerneltrials.verifier.builds._gcc_confirm import (
+    GCC_PCH_DIR,
+    GCC_PCH_UNUSABLE,
+    PCH_FILES,
+    gcc_pch_key,
+)
 from kerneltrials.verifier.builds._stock_flags import ensure_cuda_arch_list, resolve_with_cuda
 from kerneltrials.verifier.builds._symbols import LINK_RECORD, LINK_RECORD_VERSION, link_record
 from kerneltrials.verifier.protocol._build import BuildArtifact, BuildRequest, CompileError
@@ -139,10 +145,32 @@ def plan_compile(request: BuildRequest, key: str, toolchain: BuildCache,
         return plan
     pch = _entry_or_lock(toolchain, pch_key, locks)
     binding = _entry_or_lock(toolchain, binding_key, locks) if binding_key else None
-    plan.mounts = [entry for entry in (pch, binding) if entry is not None]
+    gcc_key = gcc_pch_key(inputs.flags)
+    gcc_pch, gcc_digests = _unhashed_entry(toolchain, gcc_key)
+    plan.mounts = [entry for entry in (pch, binding, gcc_pch) if entry is not None]
     plan.fast = FastPlan(pch_key, str(pch / PCH_FILE) if pch else None, binding_key,
-                         str(binding / BINDING_OBJECT) if binding else None)
+                         str(binding / BINDING_OBJECT) if binding else None, gcc_key,
+                         str(gcc_pch) if gcc_pch else None, gcc_digests)
     return plan
+
+
+def _unhashed_entry(store: BuildCache, key: str) -> tuple[Path | None, dict[str, str] | None]:
+    """An entry whose files are present with their recorded sizes, and the recorded digests
+    for the job to check if it uses it (g++'s PCH: rarely used, too large to hash per plan)."""
+    recorded, entry = store.recorded(key), store.entry_path(key)
+    if recorded is None or not entry.is_dir():
+        return None, None
+    try:
+        if sorted(p.name for p in entry.iterdir()) != sorted(recorded) or any(
+                (entry / name).is_symlink() or (entry / name).stat().st_size != info["size_bytes"]
+                for name, info in recorded.items()):
+            return None, None
+        os.utime(store.index_path(key))  # last use, for LRU
+    except (OSError, KeyError, TypeError):
+        return None, None
+    return entry, {name: str(info["sha256"]) for name, info in recorded.items()}
+
+
 
 
 def _copier(source: Path, names: list[str]) -> Callable[[Path], None]:
@@ -156,16 +184,29 @@ def _regular(directory: Path, names: list[str]) -> bool:
     return all((directory / n).is_file() and not (directory / n).is_symlink() for n in names)
 
 
-def publish_outputs(plan: CompilePlan, out_dir: Path, store: BuildCache,
-                    toolchain: BuildCache) -> None:
-    """Hash and publish what a compile produced, each under the key computed here."""
+def publish_toolchain(plan: CompilePlan, out_dir: Path, toolchain: BuildCache) -> None:
+    """Hash and publish the toolchain entries a compile job built (the PCHs, the binding
+    object), each under the key computed here — whether or not the candidate compiled:
+    they hold torch's headers and the harness's binding text, none of the candidate's."""
     fast = plan.fast
-    if fast is not None and fast.pch_path is None and _regular(out_dir / PCH_DIR, [PCH_FILE]):
+    if fast is None:
+        return
+    if fast.pch_path is None and _regular(out_dir / PCH_DIR, [PCH_FILE]):
         toolchain.build_locked(fast.pch_key, _copier(out_dir / PCH_DIR, [PCH_FILE]))
     binding_files = ["binding.cpp", BINDING_OBJECT]
-    if (fast is not None and fast.binding_key and fast.binding_path is None
+    if (fast.binding_key and fast.binding_path is None
             and _regular(out_dir / BINDING_DIR, binding_files)):
         toolchain.build_locked(fast.binding_key, _copier(out_dir / BINDING_DIR, binding_files))
+    if (fast.gcc_pch_key and fast.gcc_pch_dir is None
+            and _regular(out_dir / GCC_PCH_DIR, PCH_FILES)):
+        with toolchain.lock(fast.gcc_pch_key):  # not taken when planned: rarely built
+            toolchain.build_locked(fast.gcc_pch_key, _copier(out_dir / GCC_PCH_DIR, PCH_FILES))
+    if fast.gcc_pch_key and fast.gcc_pch_dir and (out_dir / GCC_PCH_UNUSABLE).exists():
+        toolchain.lookup(fast.gcc_pch_key)  # hashes the entry: removed if it changed
+
+
+def publish_outputs(plan: CompilePlan, out_dir: Path, store: BuildCache) -> None:
+    """Hash and publish the library a compile produced under the key computed here."""
     lib = out_dir / LIB_DIR
     library = find_library(lib, plan.module_name)
     if library is None or not _regular(lib, [library.name]):
@@ -178,8 +219,16 @@ def publish_outputs(plan: CompilePlan, out_dir: Path, store: BuildCache,
     store.build_locked(plan.key, _copier(lib, names))
 
 
-#: Compiles a plan into a fresh output directory and returns the build details.
+#: Compiles a plan into a fresh output directory and returns the build details; raises
+#: CompileError or a CompileRunFailed.
 CompileRunner = Callable[[CompilePlan, Path], dict[str, Any]]
+
+
+class CompileRunFailed(Exception):
+    """A runner's failure; ``ended``: the job ran to its end (it refused the candidate),
+    so what it left in its output directory is whole."""
+
+    ended: bool = False
 
 
 def _compile_here(plan: CompilePlan, out_dir: Path) -> dict[str, Any]:
@@ -208,8 +257,16 @@ def build_with(request: BuildRequest, run: CompileRunner, scratch: Path,
             if not hit:
                 plan = plan_compile(request, key, toolchain, locks)
                 out_dir = Path(tempfile.mkdtemp(prefix="compile-", dir=scratch))
-                details = run(plan, out_dir)
-                publish_outputs(plan, out_dir, store, toolchain)
+                try:
+                    details = run(plan, out_dir)
+                except (CompileError, CompileRunFailed) as failed:
+                    # A job that ran to its end left whole toolchain entries; one killed
+                    # may have left half a PCH.
+                    if isinstance(failed, CompileError) or failed.ended:
+                        publish_toolchain(plan, out_dir, toolchain)
+                    raise
+                publish_toolchain(plan, out_dir, toolchain)
+                publish_outputs(plan, out_dir, store)
         store.evict(keep=key)
         toolchain.evict()
     library = find_library(store.entry_path(key), f"kt_{key}")

@@ -219,8 +219,14 @@ class FastPlan:
     pch_path: str | None = None
     binding_key: str | None = None  # None: no exported functions, or unreadable signatures
     binding_path: str | None = None
+    # g++'s PCH for confirming a clang rejection (_gcc_confirm): its entry directory and the
+    # digests the store recorded, which the job checks before use (hashing ~0.8 GB on every
+    # plan would tax every fresh build for the rare one that fails).
+    gcc_pch_key: str | None = None
+    gcc_pch_dir: str | None = None
+    gcc_pch_sha256: dict[str, str] | None = None
 
-    def to_dict(self) -> dict[str, str | None]:
+    def to_dict(self) -> dict[str, object]:
         return asdict(self)
 
 

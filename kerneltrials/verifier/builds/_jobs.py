@@ -27,6 +27,7 @@ from kerneltrials.verifier import protocol as wire
 from kerneltrials.verifier.builds._artifact import BuiltArtifact
 from kerneltrials.verifier.builds._compiler import (
     CompilePlan,
+    CompileRunFailed,
     CompileRunner,
     build_with,
     library_store,
@@ -85,7 +86,7 @@ def check_flags(requests: list[BuildRequest]) -> None:
         raise Outcome(Status.REJECTED, *reasons)
 
 
-class CompileJobFailed(Exception):
+class CompileJobFailed(CompileRunFailed):
     """A compile job did not produce its outputs: ``error`` after ``wall_s`` seconds
     (``_stages.compile_failure`` decides whose failure it is)."""
 
@@ -93,6 +94,7 @@ class CompileJobFailed(Exception):
         super().__init__(str(error))
         self.error = error
         self.wall_s = wall_s
+        self.ended = isinstance(error, WorkerFailed) and error.kind == "compile_error"
 
 
 def collect_requests(session: Session) -> list[BuildRequest]:
