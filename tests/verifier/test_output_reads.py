@@ -8,6 +8,8 @@ when touched. A third "is it watched?" cheat asks the dispatcher whether a mode 
 policy recorder) is on: the link policy refuses it, and without that the correctness
 stage's unrecorded repeat call shows it. Each gets through as ``correct``,
 flagged at 10-20x, when the reads are off, which is what makes them a test of the reads.
+One more undoes ``--inputs signed`` by rewriting its own inputs to the magnitudes the file
+drew: its outputs are right for what it holds, and wrong against the reference's.
 """
 
 from __future__ import annotations
@@ -101,3 +103,25 @@ def test_asking_the_dispatcher_whether_it_is_watched_is_not_correct() -> None:
     assert unlinked.status == Status.INCORRECT, unlinked.reasons
     assert any("repeat_mismatch" in r for r in unlinked.reasons), unlinked.reasons
 
+
+
+@pytest.mark.timeout(900)
+def test_rewriting_signed_inputs_back_to_the_files_magnitudes_is_rejected(
+        tmp_path: Path) -> None:
+    # KernelBench's ReLU drawing torch.rand; with --inputs signed the candidate's own
+    # timing inputs hold negatives, which its native code rewrites to |x| in place. What it
+    # holds is no measure: its outputs are compared with the reference worker's.
+    task = tmp_path / "19_ReLU_rand.py"
+    original = Path(__file__).parents[1] / "data" / "kernelbench" / "level1" / "19_ReLU.py"
+    task.write_text(original.read_text().replace("torch.randn(batch_size, dim)",
+                                                 "torch.rand(batch_size, dim)"))
+    source = (NATIVE / "relu_signed_rewrite.py").read_text()
+    signed = kerneltrials.check(str(task), source, options=replace(OPTIONS, inputs="signed"))
+    _reads_possible(signed)
+    assert signed.status == Status.REJECTED, (signed.status, signed.reasons)
+    assert any(r.startswith("integrity:timed_output_mismatch") for r in signed.reasons), \
+        signed.reasons
+    # The control: on the file's own inputs the rewrite changes nothing and the copy is a
+    # right ReLU.
+    as_drawn = kerneltrials.check(str(task), source, options=OPTIONS)
+    assert as_drawn.status == Status.CORRECT, as_drawn.reasons
