@@ -42,7 +42,7 @@ from kerneltrials.verifier.protocol._build import BuildRequest
 BINDING_NAME = "kerneltrials_binding"  # TORCH_EXTENSION_NAME in every unit: PCHs stay valid
 PCH_FILE = "extension.h.pch"  # the one file of a PCH entry
 BINDING_OBJECT = "binding.cpp.o"  # the object of a binding entry (beside its source)
-PIPELINE_VERSION = "fast-4"  # bump when the produced library could change
+PIPELINE_VERSION = "fast-5"  # bump when the produced library could change
 MAX_JOBS = 2  # never more than two compilers at once on these machines
 _CLANG_NAMES = ("clang++-19", "clang++-20", "clang++-18", "clang++-17", "clang++-16", "clang++")
 _USING_LINE = re.compile(r"^[ \t]*using\s+(?:namespace\s+)?[\w:]+\s*;", re.MULTILINE)
@@ -156,9 +156,17 @@ def binding_source(request: BuildRequest, signatures: list[tuple[str, str]]) -> 
     return "\n".join(lines + ["}", ""])
 
 
-def _compile_command(cxx: str, cflags: list[str], pch: Path | None, source: str) -> list[str]:
+#: The candidate's unit puts each function and datum in its own section, so the link
+#: policy can tell the code that can run from the header code ``-O0`` leaves beside it
+#: (``_reach``); layout only, no change to what the code does. A candidate that turns it
+#: off only coarsens that reading: more of its unit counts, never less.
+SECTION_FLAGS = ["-ffunction-sections", "-fdata-sections"]
+
+
+def _compile_command(cxx: str, cflags: list[str], pch: Path | None, source: str,
+                     extra: list[str] | None = None) -> list[str]:
     include = ["-include-pch", str(pch)] if pch else []
-    return [cxx, *cflags, *include, "-c", source, "-o", source + ".o"]
+    return [cxx, *cflags, *include, *(extra or []), "-c", source, "-o", source + ".o"]
 
 
 def binding_key(cxx: str, cflags: list[str], source: str) -> str:
@@ -316,7 +324,8 @@ def build_fast(request: BuildRequest, module_name: str, out_dir: Path, plan: Fas
         # Longest first: the CUDA units, then the candidate's C++ unit, then the binding.
         cuda = (pool.submit(compile_cuda, request, cxx, cflags, pch, flags, lib, details)
                 if request.cuda_sources else None)
-        main = pool.submit(run_tool, _compile_command(cxx, cflags, pch, "main.cpp"), lib)
+        main = pool.submit(run_tool, _compile_command(cxx, cflags, pch, "main.cpp",
+                                                      SECTION_FLAGS), lib)
         bound = pool.submit(binding) if binding is not None else None
         main.result()
         objects = ["main.cpp.o"] + (cuda.result() if cuda is not None else [])

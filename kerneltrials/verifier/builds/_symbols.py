@@ -41,6 +41,8 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
+from kerneltrials.verifier.builds._reach import reachable_imports
+
 NM_NAMES = ("llvm-nm-19", "llvm-nm", "nm")
 MAX_REASONS = 10  # a verdict names the first ten, then counts the rest
 
@@ -64,7 +66,7 @@ class LinkToolMissing(RuntimeError):
 
 
 #: Bumped when the stored record changes: part of every cache key.
-LINK_RECORD_VERSION = "1"
+LINK_RECORD_VERSION = "3"  # 3: imports and C++ definitions only where code can run (_reach)
 
 
 def link_record(objects_dir: Path) -> dict[str, Any]:
@@ -225,6 +227,10 @@ CPP_ALLOWED = (
     "c10::SmallVectorBase", "caffe2::TypeMeta", "torch::autograd::AutogradMeta",
     # Tensor::data<T>() (deprecated spelling of data_ptr) warns through this, once.
     "c10::warnDeprecatedDataPtr",
+    # Unoptimised, torch::empty_like and friends reach it through make_variable's check of
+    # the Python object slot. It only hands out the interpreter's table, which the slot's
+    # inline accessors give without any import: calling through it is the vtable limit.
+    "c10::impl::PyInterpreter::operator->",
 )
 #: RTTI of fundamental types (``typeinfo for int``): the C++ runtime's, imported by a
 #: ``throw 1`` / ``catch (int)`` or a std::any of a number in an honest kernel.
@@ -362,24 +368,47 @@ _NM_LINE = re.compile(r"^(?:[0-9a-fA-F]+)?\s+([A-Za-z])\s(.+)$")
 def object_symbols(object_paths: list[Path], nm: str | None = None) -> ObjectSymbols:
     """Imports and global definitions of ``object_paths``, demangled by ``nm -C``.
 
-    A symbol one object defines and another uses (a kernel's launch stub, defined by the
-    CUDA device unit and launched from the host unit) is a definition, not an import.
+    An import counts only where code that can run refers to it (``_reach``: at ``-O0``
+    the unit holds thousands of header functions nothing calls), and a C++ definition only
+    in such code; an object this cannot be read for counts every symbol. A symbol one object defines and another uses (a
+    kernel's launch stub, defined by the CUDA device unit and launched from the host unit)
+    is a definition, not an import.
     """
-    paths = [str(path) for path in object_paths]
-    result = subprocess.run([nm or find_nm(), "-C", *paths], capture_output=True, text=True,
-                            check=True)
+    tool = nm or find_nm()
     undefined, defined = set(), set()
+    for path in object_paths:
+        reachable = reachable_imports(path.read_bytes())
+        # -p: symbol-table order, so the demangled and the raw listing pair line by line.
+        demangled = _nm_symbols(tool, path, demangle=True)
+        raw = _nm_symbols(tool, path, demangle=False)
+        if len(raw) != len(demangled):
+            reachable = None
+        for index, (is_undefined, kind, symbol) in enumerate(demangled):
+            name = raw[index][2] if reachable is not None else ""
+            if is_undefined:
+                if reachable is None or name in reachable.imports:
+                    undefined.add(symbol)
+            elif kind.isupper() or kind in "uw":  # global (u: unique, w: weak without default)
+                # A C name counts wherever it is (another unit may bind to it); a C++ one
+                # only in code that can run.
+                if reachable is None or not (name.startswith("_Z")
+                                             and name in reachable.unreached_definitions):
+                    defined.add(symbol)
+    return ObjectSymbols(sorted(undefined - defined), sorted(defined))
+
+
+def _nm_symbols(nm: str, path: Path, demangle: bool) -> list[tuple[bool, str, str]]:
+    """(undefined?, nm's kind letter, name) of every symbol ``nm`` lists for ``path``."""
+    command = [nm, "-p", *(["-C"] if demangle else []), str(path)]
+    result = subprocess.run(command, capture_output=True, text=True, check=True)
+    symbols = []
     for line in result.stdout.splitlines():
         match = _NM_LINE.match(line)
-        if match is None or line.endswith(":") and line[:-1] in paths:
+        if match is None:
             continue
         kind, symbol = match.groups()
-        is_undefined = kind in "Uwv" and not line[:1].strip()  # undefined: no value column
-        if is_undefined:
-            undefined.add(symbol)
-        elif kind.isupper() or kind in "uw":  # global (u: unique, w: weak without default)
-            defined.add(symbol)
-    return ObjectSymbols(sorted(undefined - defined), sorted(defined))
+        symbols.append((kind in "Uwv" and not line[:1].strip(), kind, symbol))  # no value: undefined
+    return symbols
 
 
 def undefined_symbols(object_paths: list[Path], nm: str | None = None) -> list[str]:
