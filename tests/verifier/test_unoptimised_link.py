@@ -29,22 +29,12 @@ from kerneltrials.verifier.builds._fast import (
 )
 from kerneltrials.verifier.builds._symbols import find_nm, object_symbols, symbol_policy_findings
 from kerneltrials.verifier.protocol import BuildRequest
+from tests.verifier._build_fixtures import RELU_SOURCE
 from tests.verifier.candidates import candidate
 
 pytestmark = [pytest.mark.skipif(find_fast_cxx() is None, reason="no clang++ >= 15"),
               pytest.mark.slow, pytest.mark.timeout(600)]
 
-HONEST = """
-torch::Tensor relu_fwd(torch::Tensor x) {
-    auto in = x.contiguous();
-    auto out = torch::empty_like(in);
-    const float* s = in.data_ptr<float>();
-    float* d = out.data_ptr<float>();
-    for (int64_t i = 0; i < in.numel(); ++i) d[i] = s[i] > 0.f ? s[i] : 0.f;
-    LEAK
-    return out;
-}
-"""
 RUN = 'PyRun_SimpleString("import os")'
 CHEATS = {
     "an inline function it calls": (f"inline void leak() {{ {RUN}; }}\n", "leak();"),
@@ -55,24 +45,28 @@ CHEATS = {
 }
 
 
+def _with(prelude: str, call: str) -> str:
+    return prelude + RELU_SOURCE.replace("    return out;", f"    {call}\n    return out;")
+
+
 def _unit(source: str, out_dir: Path) -> Path:
     """The candidate's object as the fast path compiles it, without optimisation."""
     from kerneltrials.verifier.builds._compiler import toolchain_store
 
     request = BuildRequest.from_load_inline("cpu", "unoptimised", [source],
-                                            functions=["relu_fwd"])
+                                            functions=["relu_forward"])
     inputs = fast_inputs(request)
     assert inputs.signatures and not any(f.startswith("-O") for f in inputs.cflags)
     pch = ensure_pch(inputs.cxx, inputs.cflags, toolchain_store())
     out_dir.mkdir()
-    write_sources(request, out_dir, export_stubs(["relu_fwd"], inputs.signatures))
+    write_sources(request, out_dir, export_stubs(["relu_forward"], inputs.signatures))
     subprocess.run(_compile_command(inputs.cxx, inputs.cflags, pch, "main.cpp", SECTION_FLAGS),
                    cwd=out_dir, check=True, capture_output=True, text=True)
     return out_dir / "main.cpp.o"
 
 
 def test_an_unoptimised_honest_unit_imports_only_what_its_code_runs(tmp_path: Path) -> None:
-    unit = _unit(HONEST.replace("LEAK", ""), tmp_path / "honest")
+    unit = _unit(RELU_SOURCE, tmp_path / "honest")
     every = subprocess.run([find_nm(), "-u", str(unit)], capture_output=True, text=True,
                            check=True).stdout
     assert "PyErr_Fetch" in every  # what the unit holds: pybind11's code, never called
@@ -85,7 +79,7 @@ def test_an_unoptimised_honest_unit_imports_only_what_its_code_runs(tmp_path: Pa
 @pytest.mark.parametrize("how", sorted(CHEATS))
 def test_code_that_runs_without_being_called_still_counts(tmp_path: Path, how: str) -> None:
     prelude, call = CHEATS[how]
-    unit = _unit(prelude + HONEST.replace("LEAK", call), tmp_path / "cheat")
+    unit = _unit(_with(prelude, call), tmp_path / "cheat")
     found = object_symbols([unit])
     rejected, _ = symbol_policy_findings(found.imports, "mixed", "cpu", found.definitions)
     # (called, PyRun_SimpleString is a macro for PyRun_SimpleStringFlags)
