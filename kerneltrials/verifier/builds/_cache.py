@@ -141,8 +141,24 @@ class BuildCache:
             os.utime(self.index_path(key))  # last use, for LRU
         return entry
 
-    def is_intact(self, key: str) -> bool:
-        """The entry holds exactly the recorded files, with their sizes and digests."""
+    def lookup_unhashed(self, key: str) -> tuple[Path, dict[str, str]] | None:
+        """An entry holding exactly its recorded files at their recorded sizes (marked
+        used), with the recorded digests for whoever uses it to check: for an entry too
+        large to hash at every lookup and rarely used (g++'s PCH). Nothing is removed."""
+        entry = self.entry_path(key)
+        recorded = self.recorded(key)
+        if recorded is None or not entry.is_dir() or not self.is_intact(key, hashes=False):
+            return None
+        with contextlib.suppress(OSError):
+            os.utime(self.index_path(key))  # last use, for LRU
+        try:
+            return entry, {name: str(info["sha256"]) for name, info in recorded.items()}
+        except (KeyError, TypeError):
+            return None
+
+    def is_intact(self, key: str, hashes: bool = True) -> bool:
+        """The entry holds exactly the recorded files, with their sizes and (``hashes``,
+        unless the store skips them) digests."""
         recorded, entry = self.recorded(key), self.entry_path(key)
         if recorded is None:
             return False
@@ -156,7 +172,7 @@ class BuildCache:
                     return False
                 if path.stat().st_size != info["size_bytes"]:
                     return False
-                if self.verify_hash and sha256_file(path) != info["sha256"]:
+                if hashes and self.verify_hash and sha256_file(path) != info["sha256"]:
                     return False
         except (OSError, KeyError, TypeError):
             return False

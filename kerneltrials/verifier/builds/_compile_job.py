@@ -81,25 +81,31 @@ def build_stock(request: BuildRequest, module_name: str, out_dir: Path) -> None:
 
     try:
         with _without_loading(cpp_extension):
-            cpp_extension.load_inline(
-                name=module_name,
-                cpp_sources=list(request.cpp_sources),
-                cuda_sources=list(request.cuda_sources) or None,
-                functions=dict(request.functions) or None,
-                extra_cflags=list(request.extra_cflags) or None,
-                extra_cuda_cflags=list(request.extra_cuda_cflags) or None,
-                extra_ldflags=list(request.extra_ldflags) or None,
-                extra_include_paths=list(request.extra_include_paths) or None,
-                build_directory=str(out_dir),
-                with_cuda=request.with_cuda,
-                with_pytorch_error_handling=request.with_pytorch_error_handling,
-                is_python_module=False,
-                verbose=False,
-            )
+            cpp_extension.load_inline(**_load_inline_arguments(request, module_name, out_dir))
     except Exception as error:  # torch raises RuntimeError with the compiler log
         if _CPU_LIMIT_TEXT in str(error) or "died due to signal 24" in str(error):
             raise CpuTimeExceeded(f"build of {request.name!r}: a compiler hit the CPU-time limit") from error
         raise CompileError(f"build of {request.name!r} failed", log=str(error)) from error
+
+
+def _load_inline_arguments(request: BuildRequest, module_name: str,
+                           out_dir: Path) -> dict[str, Any]:
+    """The request as stock ``load_inline`` takes it, building into ``out_dir``."""
+    return {
+        "name": module_name,
+        "cpp_sources": list(request.cpp_sources),
+        "cuda_sources": list(request.cuda_sources) or None,
+        "functions": dict(request.functions) or None,
+        "extra_cflags": list(request.extra_cflags) or None,
+        "extra_cuda_cflags": list(request.extra_cuda_cflags) or None,
+        "extra_ldflags": list(request.extra_ldflags) or None,
+        "extra_include_paths": list(request.extra_include_paths) or None,
+        "build_directory": str(out_dir),
+        "with_cuda": request.with_cuda,
+        "with_pytorch_error_handling": request.with_pytorch_error_handling,
+        "is_python_module": False,
+        "verbose": False,
+    }
 
 
 def _clear(directory: Path, keep: tuple[str, ...]) -> None:
@@ -153,12 +159,7 @@ def write_stock_main(request: BuildRequest, module_name: str, out_dir: Path) -> 
     cpp_extension._jit_compile = stop  # type: ignore[assignment]  # stops after the writes
     try:
         with contextlib.suppress(_Written):
-            cpp_extension.load_inline(
-                name=module_name, cpp_sources=list(request.cpp_sources),
-                functions=dict(request.functions) or None,
-                extra_cflags=list(request.extra_cflags) or None, build_directory=str(out_dir),
-                with_pytorch_error_handling=request.with_pytorch_error_handling,
-                is_python_module=False, verbose=False)
+            cpp_extension.load_inline(**_load_inline_arguments(request, module_name, out_dir))
     finally:
         cpp_extension._jit_compile = saved
     return out_dir / "main.cpp"

@@ -146,31 +146,13 @@ def plan_compile(request: BuildRequest, key: str, toolchain: BuildCache,
     pch = _entry_or_lock(toolchain, pch_key, locks)
     binding = _entry_or_lock(toolchain, binding_key, locks) if binding_key else None
     gcc_key = gcc_pch_key(inputs.flags)
-    gcc_pch, gcc_digests = _unhashed_entry(toolchain, gcc_key)
+    # Too large to hash at every plan, rarely used: the job checks the digests before use.
+    gcc_pch, gcc_digests = toolchain.lookup_unhashed(gcc_key) or (None, None)
     plan.mounts = [entry for entry in (pch, binding, gcc_pch) if entry is not None]
     plan.fast = FastPlan(pch_key, str(pch / PCH_FILE) if pch else None, binding_key,
                          str(binding / BINDING_OBJECT) if binding else None, gcc_key,
                          str(gcc_pch) if gcc_pch else None, gcc_digests)
     return plan
-
-
-def _unhashed_entry(store: BuildCache, key: str) -> tuple[Path | None, dict[str, str] | None]:
-    """An entry whose files are present with their recorded sizes, and the recorded digests
-    for the job to check if it uses it (g++'s PCH: rarely used, too large to hash per plan)."""
-    recorded, entry = store.recorded(key), store.entry_path(key)
-    if recorded is None or not entry.is_dir():
-        return None, None
-    try:
-        if sorted(p.name for p in entry.iterdir()) != sorted(recorded) or any(
-                (entry / name).is_symlink() or (entry / name).stat().st_size != info["size_bytes"]
-                for name, info in recorded.items()):
-            return None, None
-        os.utime(store.index_path(key))  # last use, for LRU
-    except (OSError, KeyError, TypeError):
-        return None, None
-    return entry, {name: str(info["sha256"]) for name, info in recorded.items()}
-
-
 
 
 def _copier(source: Path, names: list[str]) -> Callable[[Path], None]:

@@ -22,13 +22,12 @@ compilers use the two cores), and kept in the toolchain store.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import subprocess
 from pathlib import Path
 
 from kerneltrials._toolversion import version_line
 from kerneltrials.verifier.builds._compile_log import compiler_errors
+from kerneltrials.verifier.builds._fast import _digest, _torch_header_stamp
 from kerneltrials.verifier.builds._stock_flags import StockFlags
 from kerneltrials.verifier.builds._toolrun import run_tool
 
@@ -49,11 +48,8 @@ def stock_cxx(flags: StockFlags) -> str:
 
 def gcc_pch_key(flags: StockFlags) -> str:
     """The store key of the PCH for these flags: compiler, flags and torch's headers."""
-    from kerneltrials.verifier.builds._fast import _torch_header_stamp
-
-    parts = [version_line(stock_cxx(flags)) or "", flags.cflags, flags.post_cflags,
-             _torch_header_stamp()]
-    return "gccpch-" + hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:32]
+    return "gccpch-" + _digest(version_line(stock_cxx(flags)) or "", flags.cflags,
+                               flags.post_cflags, _torch_header_stamp())
 
 
 def _syntax_command(flags: StockFlags, pch_dir: Path, source: str,
