@@ -19,7 +19,9 @@ from kerneltrials.sandbox._cgroups import (
     sweep_orphan_cgroups,
 )
 
-pytestmark = pytest.mark.timeout(60)
+#: Alone: any other test that makes a job cgroup sweeps orphans too, and would kill this
+#: test's orphan between its owner's death and the sweep this test watches.
+pytestmark = [pytest.mark.timeout(60), pytest.mark.alone]
 
 #: The owner: makes a job cgroup, starts a process in it, freezes it, says so, waits.
 OWNER = r"""
