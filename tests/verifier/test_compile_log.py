@@ -73,3 +73,35 @@ def test_code_not_found_keeps_the_compilers_place_and_many_errors_are_counted() 
 def test_a_log_without_a_compiler_error_is_not_pinned_on_the_source() -> None:
     assert readable_compile_error("ld: cannot find -lfoo\ncollect2: error", SOURCE) is None
     assert readable_compile_error("", SOURCE) is None
+
+
+# g++ stops at its first error when it confirms a clang rejection (_gcc_confirm); clang's
+# further errors follow, so the author still sees every error in one round.
+GCC_FIRST_ONLY = """main.cpp: In function 'at::Tensor relu(at::Tensor)':
+main.cpp:3:28: error: expected ';' before 'return'
+    3 |     auto y = x.clamp_min(0)
+      |                            ^
+compilation terminated due to -Wfatal-errors.
+"""
+
+CLANG_ALL = """main.cpp:3:28: error: expected ';' at end of declaration
+    3 |     auto y = x.clamp_min(0)
+      |                            ^
+main.cpp:8:13: error: use of undeclared identifier 'blockIdxx'
+    8 |     int i = blockIdxx.x * blockDim.x + threadIdx.x;
+      |             ^
+2 errors generated.
+"""
+
+
+def test_clangs_further_errors_follow_gccs_first_and_only_once() -> None:
+    from kerneltrials.verifier.builds._gcc_confirm import further_errors
+
+    log = GCC_FIRST_ONLY + further_errors(GCC_FIRST_ONLY, CLANG_ALL)
+    errors = compiler_errors(log)
+    assert [(e.line, e.message) for e in errors] == [
+        (3, "expected ';' before 'return'"), (8, "use of undeclared identifier 'blockIdxx'")]
+    readable = readable_compile_error(log, SOURCE)
+    assert readable is not None
+    assert "line 4 (main.cpp:3:28)" in readable and "line 10 (main.cpp:8:13)" in readable
+    assert further_errors(GCC_FIRST_ONLY, GCC_FIRST_ONLY) == ""  # nothing new: nothing added

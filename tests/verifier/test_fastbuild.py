@@ -222,9 +222,9 @@ GCC_ONLY_RELU = ("struct __attribute__((packed)) GccOnly { char c; int i; };\n"
                  + RELU_SOURCE)
 
 
-def _typo(tag: str) -> BuildRequest:
+def _typo(tag: str, more: str = "") -> BuildRequest:
     return a_relu_request(source="torch::Tensor relu_forward(torch::Tensor x) {\n"
-                                 f"    return x.clamp_min(0) /* {tag} */ +;\n}}\n")
+                                 f"    return x.clamp_min(0) /* {tag} */ +;\n}}\n{more}")
 
 
 @pytest.mark.slow
@@ -244,11 +244,15 @@ def test_a_clang_rejection_is_confirmed_by_gcc_against_its_own_pch(
     assert stock_log in first.value.log
     (entry,) = (tmp_path / "toolchain").glob("gccpch-*")
     assert sorted(p.name for p in entry.iterdir()) == sorted(PCH_FILES)
-    # A fresh typo: g++ against the PCH rejects stock's own main.cpp, with its own message.
+    # A fresh typo: g++ against the PCH rejects stock's own main.cpp, with its own message;
+    # it stops at that first error, and clang's further errors follow it.
     with pytest.raises(CompileError) as second:
-        build_extension(_typo("second"))
+        build_extension(_typo("second", more="int other() { return not_declared_anywhere; }\n"))
     assert stock_log not in second.value.log, second.value.log[:600]
     assert "main.cpp:3:" in second.value.log and "/* second */ +;" in second.value.log
+    assert "compilation terminated due to -Wfatal-errors" in second.value.log
+    first_error, further = second.value.log.split("clang++ (the fast path) also found:")
+    assert "not_declared_anywhere" not in first_error and "main.cpp:5:" in further
     # clang rejects, g++ accepts: the check says so and the stock build makes the library.
     accepted = build_extension(a_relu_request(source=GCC_ONLY_RELU))
     assert accepted.details["path"] == "stock" and "gcc_confirm_s" in accepted.details

@@ -139,7 +139,8 @@ def _fast_or_stock(request: BuildRequest, module_name: str, out_dir: Path,
         shutil.rmtree(out_dir / OBJECTS_DIR, ignore_errors=True)  # a failed fast build's
         lib.mkdir()
         if isinstance(reason, subprocess.CalledProcessError) and plan is not None:
-            _confirm_or_build_stock(request, module_name, out_dir, plan, details)
+            _confirm_or_build_stock(request, module_name, out_dir, plan, details,
+                                    reason.stderr or "")
         else:
             build_stock(request, module_name, lib)
 
@@ -166,7 +167,7 @@ def write_stock_main(request: BuildRequest, module_name: str, out_dir: Path) -> 
 
 
 def _confirm_or_build_stock(request: BuildRequest, module_name: str, out_dir: Path,
-                            plan: FastPlan, details: dict[str, Any]) -> None:
+                            plan: FastPlan, details: dict[str, Any], clang_log: str) -> None:
     """After clang rejected the candidate: g++'s syntax check against its PCH decides a
     rejection in seconds; otherwise (or without a usable PCH) the stock build decides, and
     where the PCH is missing it is built beside that build for the next rejection."""
@@ -186,7 +187,8 @@ def _confirm_or_build_stock(request: BuildRequest, module_name: str, out_dir: Pa
         started = time.perf_counter()
         confirm = out_dir / "confirm"
         confirm.mkdir()
-        log = stock_rejects(flags, pch_dir, write_stock_main(request, module_name, confirm))
+        log = stock_rejects(flags, pch_dir, write_stock_main(request, module_name, confirm),
+                            clang_log)
         details["gcc_confirm_s"] = round(time.perf_counter() - started, 3)
         if log is not None:
             details["path"] = "gcc_confirmed"
