@@ -28,13 +28,14 @@ system-packages:
 # one test at a time (sandbox and scheduler tests watch process counts and timings).
 # Most of the suite runs on TEST_WORKERS pytest workers (pytest-xdist); tests that watch
 # process counts or timings, or share one engine or Ray instance, run after it, alone.
+# Each phase leaves its per-test times in test-results/ (scripts/test_times.py sums them).
 TEST_WORKERS ?= 2
 PARALLEL_SAFE = not alone and not docker and not ray
 
 test: venv system-packages
 	@df -h "$${TMPDIR:-/tmp}" | tail -1 | awk '{print "scratch space for the checks: " $$4 " free of " $$2 " on " $$6}'
-	$(BIN)/python -m pytest -q -p no:cacheprovider --durations=30 -n $(TEST_WORKERS) -m "$(PARALLEL_SAFE)"
-	$(BIN)/python -m pytest -q -p no:cacheprovider --durations=15 -m "not ($(PARALLEL_SAFE))"
+	$(BIN)/python -m pytest -q -p no:cacheprovider --durations=30 -n $(TEST_WORKERS) -m "$(PARALLEL_SAFE)" --junitxml=test-results/parallel.xml
+	$(BIN)/python -m pytest -q -p no:cacheprovider --durations=15 -m "not ($(PARALLEL_SAFE))" --junitxml=test-results/alone.xml
 
 test-fast: venv
 	$(BIN)/python -m pytest -q -m "not slow and not docker" -p no:cacheprovider
@@ -53,4 +54,4 @@ demo: venv system-packages
 	@bash scripts/demo.sh
 
 clean:
-	rm -rf $(VENV) site kerneltrials.sqlite*
+	rm -rf $(VENV) site kerneltrials.sqlite* test-results
