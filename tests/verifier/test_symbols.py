@@ -13,6 +13,7 @@ import ast
 import shutil
 import subprocess
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -134,41 +135,44 @@ def reference_cpp(name: str) -> tuple[str, list[str]]:
     raise AssertionError(f"no load_inline call in {name}")
 
 
-def _compile_as_the_fast_path(source: str, extra_cflags: list[str], out: Path) -> Path:
-    """The candidate's unit compiled as the fast path compiles it: stock's flags for these
-    ``extra_cflags``, torch's header from the toolchain store's PCH (shared with every
-    other build of the suite), the section flags the reachability reading relies on."""
+def _compile_with_torch(source: str, out: Path, extra_cflags: list[str]) -> Path:
+    """The candidate's unit compiled as the fast path compiles it: its ``main.cpp``, stock's
+    flags for these ``extra_cflags``, torch's header from the toolchain store's PCH (shared
+    with every other build of the suite), the section flags the reachability reading uses."""
     from kerneltrials.verifier.builds._compiler import toolchain_store
     from kerneltrials.verifier.builds._fast import (
         SECTION_FLAGS,
         _compile_command,
         ensure_pch,
         fast_inputs,
+        write_sources,
     )
     from kerneltrials.verifier.builds._toolrun import run_tool
     from kerneltrials.verifier.protocol import BuildRequest
 
-    inputs = fast_inputs(BuildRequest("kt_symbols_test", (source,), extra_cflags=tuple(extra_cflags)))
+    request = BuildRequest("kt_symbols_test", (source,), extra_cflags=tuple(extra_cflags))
+    inputs = fast_inputs(request)
     pch = ensure_pch(inputs.cxx, inputs.cflags, toolchain_store())
-    out.with_suffix(".cpp").write_text("#include <torch/extension.h>\n" + source)
-    run_tool(_compile_command(inputs.cxx, inputs.cflags, pch, out.with_suffix(".cpp").name,
-                              SECTION_FLAGS), out.parent)
-    return out.parent / (out.with_suffix(".cpp").name + ".o")
+    unit_dir = out.with_suffix("")  # one per unit: the fast path names every unit main.cpp
+    unit_dir.mkdir()
+    write_sources(request, unit_dir, stubs="")
+    run_tool(_compile_command(inputs.cxx, inputs.cflags, pch, "main.cpp", SECTION_FLAGS), unit_dir)
+    return unit_dir / "main.cpp.o"
 
 
 def _compile(source: str, out: Path, flags: list[str]) -> Path:
-    """``main.cpp`` as the fast path writes it (torch's header first when flags name torch)."""
-    prelude = "#include <torch/extension.h>\n" if any("torch" in f for f in flags) else ""
+    """A unit without torch, compiled by clang++ with ``flags``."""
     unit = out.with_suffix(".cpp")
-    unit.write_text(prelude + source)
+    unit.write_text(source)
     subprocess.run([str(CLANG), *flags, "-c", str(unit), "-o", str(out)], check=True,
                    capture_output=True, text=True)
     return out
 
 
-def _compile_all(jobs: dict[str, tuple[str, list[str]]], out: Path) -> dict[str, Path]:
+def _compile_all(jobs: dict[str, tuple[str, list[str]]], out: Path,
+                 compile_unit: Callable[[str, Path, list[str]], Path] = _compile) -> dict[str, Path]:
     with ThreadPoolExecutor(max_workers=2) as pool:  # two compilers at most on these machines
-        futures = {name: pool.submit(_compile, text, out / f"{name.replace('/', '_')}.o", flags)
+        futures = {name: pool.submit(compile_unit, text, out / f"{name.replace('/', '_')}.o", flags)
                    for name, (text, flags) in jobs.items()}
         return {name: future.result() for name, future in futures.items()}
 
@@ -177,14 +181,9 @@ def _compile_all(jobs: dict[str, tuple[str, list[str]]], out: Path) -> dict[str,
 def torch_objects(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """The reference solutions and torch cheats, compiled once as the fast path compiles
     them (a few seconds each against the PCH; the first build of a flag set makes it)."""
-    out = tmp_path_factory.mktemp("torch_objects")
     jobs = {name: reference_cpp(name) for name in REFERENCES}
     jobs.update({name: (text, ["-O2"]) for name, text in TORCH_CHEATS.items()})
-    with ThreadPoolExecutor(max_workers=2) as pool:  # two compilers at most on these machines
-        futures = {name: pool.submit(_compile_as_the_fast_path, text, flags,
-                                     out / f"{name.replace('/', '_')}.o")
-                   for name, (text, flags) in jobs.items()}
-        return {name: future.result() for name, future in futures.items()}
+    return _compile_all(jobs, tmp_path_factory.mktemp("torch_objects"), _compile_with_torch)
 
 
 @pytest.fixture(scope="module")
