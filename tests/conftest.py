@@ -14,6 +14,12 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 # Set before any test imports the verifier, so workers inherit it too.
 os.environ.setdefault("KERNELTRIALS_CACHE", str(Path.home() / ".cache" / "kerneltrials"))
 os.environ.setdefault("CUDA_HOME", "/usr/local/cuda-13.0")
+# Two pytest workers share the machine's cores with the checks' sandboxed jobs: OpenMP
+# threads of a test process that spin after each parallel region (the default) take
+# cycles from all of them (validating the L1 tasks on two workers: 168 s spinning, 139 s
+# passive). Read when torch loads its OpenMP runtime, so set before any test imports it;
+# jobs never inherit it (the sandbox's environment is an allow-list).
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 
 @pytest.fixture(scope="session")

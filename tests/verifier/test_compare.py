@@ -6,6 +6,7 @@ import pytest
 import torch
 
 from kerneltrials.verifier.harness._compare import (
+    COMPARE_BLOCK,
     Comparison,
     compare_outputs,
     compare_tensor,
@@ -109,3 +110,40 @@ def test_dtype_shape_integers_and_structure() -> None:
         "correctness:shape[output]=(2,3)")
     result = compare_outputs((reference.float(),), [reference.float(), reference.float()], ATOL, RTOL)
     assert result.reasons[0].startswith("correctness:output_structure")
+
+
+def _whole_tensor_figures(reference: torch.Tensor, candidate: torch.Tensor) -> tuple[float, float]:
+    """The comparison's figures computed in float64 over the whole tensor at once."""
+    diff = (candidate.double() - reference.double()).abs()
+    return float(diff.max()), float(diff.max() / reference.double().abs().max())
+
+
+@pytest.mark.parametrize("shape", [(3, COMPARE_BLOCK + 17), (2 * COMPARE_BLOCK + 5,), (7, 3)])
+def test_the_blocked_sweep_finds_the_worst_element_in_any_block(shape: tuple[int, ...]) -> None:
+    generator = torch.Generator().manual_seed(3)
+    reference = torch.randn(shape, generator=generator)
+    reference.view(-1)[-2] = 40.0  # the largest reference value, in the last block
+    candidate = reference + 1e-4 * torch.randn(shape, generator=generator)
+    candidate.view(-1)[-1] += 0.5  # the worst error sits in the last, partial block
+    result = _compare(reference, candidate)
+    max_abs, max_norm = _whole_tensor_figures(reference, candidate)
+    assert result.max_abs_err == pytest.approx(max_abs, rel=1e-5)
+    assert result.max_norm_err == pytest.approx(max_norm, rel=1e-5)
+    assert not result.passed  # 0.5 > ATOL + RTOL * |ref| there
+    candidate.view(-1)[-1] -= 0.5
+    assert _compare(reference, candidate).passed
+
+
+def test_a_nan_in_a_late_block_fails_and_a_blockwise_constant_output_is_no_constant() -> None:
+    reference = torch.randn(3 * COMPARE_BLOCK)
+    candidate = reference.clone()
+    candidate[-3] = float("nan")
+    assert _compare(reference, candidate).reasons == ["correctness:nan_or_inf[output]"]
+    # Each block constant, the blocks different: not a constant output, just wrong.
+    steps = torch.arange(3).repeat_interleave(COMPARE_BLOCK).float()
+    assert _compare(reference, steps).reasons[0].startswith("correctness:max_abs_err=")
+    constant = _compare(reference, torch.full_like(reference, 2.0))
+    assert constant.reasons[0].startswith("correctness:constant_output[output]")
+    nan_then_constant = torch.full_like(reference, 2.0)
+    nan_then_constant[0] = float("nan")  # a NaN in the first block: no constant output
+    assert _compare(reference, nan_then_constant).reasons == ["correctness:nan_or_inf[output]"]

@@ -18,7 +18,7 @@ from kerneltrials.verifier import protocol as wire
 from kerneltrials.verifier.harness._compare import Comparison, compare_tensor
 from kerneltrials.verifier.harness._failures import candidate_failure, reference_failure
 from kerneltrials.verifier.harness._jobs import ForgedReply, JobDied, WorkerFailed, WorkerJob
-from kerneltrials.verifier.harness._session import Outcome, Session
+from kerneltrials.verifier.harness._session import Outcome, Session, load_trusted
 from kerneltrials.verifier.verdict import ConfigResult, Status
 
 #: What the autograd engine itself may run while it routes gradients.
@@ -71,7 +71,7 @@ def check_backward(session: Session, reference: WorkerJob, candidate: WorkerJob,
         produced = torch.load(mine, weights_only=True)
     except Exception as error:
         raise Outcome(Status.INCORRECT, f"correctness:unreadable_gradients:{error}") from error
-    comparison = compare_gradients(torch.load(theirs, weights_only=True), produced,
+    comparison = compare_gradients(load_trusted(theirs), produced,
                                    *session.task.tolerance())
     session.discard(mine, theirs)
     if not comparison.passed:

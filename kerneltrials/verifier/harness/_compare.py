@@ -15,6 +15,8 @@ import torch
 from kerneltrials.verifier.protocol import leaves, paired_leaves
 
 TINY = 1e-12
+#: Elements per block of a comparison: its temporaries stay in the L2 cache.
+COMPARE_BLOCK = 1 << 16
 
 
 @dataclass
@@ -59,11 +61,15 @@ def compare_tensor(reference: torch.Tensor, candidate: torch.Tensor, atol: float
         if not torch.equal(reference, candidate):
             result.fail(f"correctness:values_differ[{label}]")
         return
-    if is_constant(candidate) and not is_constant(reference):
+    errors = _finite_errors(reference, candidate, rtol)
+    if reference.numel() > 1 and errors.candidate_constant and not is_constant(reference):
         result.fail(f"correctness:constant_output[{label}] (every element is "
                     f"{float(candidate.flatten()[0]):.3g}; the reference's are not all equal)")
         return
-    if not _compare_finite(reference, candidate, atol, rtol, result, label):
+    if errors.finite:
+        _record_error(result, label, errors.max_abs, errors.max_abs / max(errors.ref_max, TINY),
+                      errors.excess <= atol, rtol)
+    else:
         _compare_with_nonfinite(reference, candidate, atol, rtol, result, label)
 
 
@@ -76,26 +82,59 @@ def _record_error(result: Comparison, label: str, max_abs: float, max_norm: floa
                     f"tolerance {rtol:g})")
 
 
-def _compare_finite(reference: torch.Tensor, candidate: torch.Tensor, atol: float, rtol: float,
-                    result: Comparison, label: str) -> bool:
-    """The common case, in few passes: allclose is |out - ref| <= atol + rtol * |ref|.
+@dataclass
+class _Errors:
+    """Running maxima over the blocks of one comparison."""
 
-    float32 arithmetic (float64 for float64 tasks) is exact enough for tolerances of
-    1e-4 and above, and halves the memory traffic of the parent's comparison. Returns
-    False, recording nothing, when either side holds NaN/Inf (or the difference
-    overflows): the maxima propagate them, so no separate finiteness pass is needed.
+    max_abs: float = 0.0  # max |out - ref|
+    ref_max: float = 0.0  # max |ref|
+    excess: float = -math.inf  # max(|out - ref| - rtol * |ref|): allclose iff <= atol
+    finite: bool = True  # no NaN/Inf on either side, no overflowing difference
+    out_low: float = math.inf  # the candidate's extremes (a constant output has low == high)
+    out_high: float = -math.inf
+
+    @property
+    def candidate_constant(self) -> bool:
+        return self.out_low == self.out_high and math.isfinite(self.out_low)
+
+
+def _finite_errors(reference: torch.Tensor, candidate: torch.Tensor, rtol: float) -> _Errors:
+    """Every figure of the common case in one sweep over cache-sized blocks.
+
+    A whole-tensor pass per operation reads and writes tens of MB per pass on the larger
+    tasks (the parent compares every checked call); per block the temporaries stay in
+    the L2 cache, about 3x faster. allclose is |out - ref| <= atol + rtol * |ref|. float32
+    arithmetic (float64 for float64 tasks) is exact enough for tolerances of 1e-4 and
+    above. NaN/Inf on either side (or a difference that overflows) clears ``finite``:
+    the block maxima propagate them, so no separate finiteness pass is needed.
     """
     work = torch.float64 if reference.dtype == torch.float64 else torch.float32
-    ref_work = reference.to(work)
-    diff = torch.sub(candidate.to(work), ref_work).abs_()  # new tensors: inputs untouched
-    max_abs = float(diff.max())
-    ref_abs = ref_work.abs()
-    ref_max = float(ref_abs.max())
-    if not (math.isfinite(max_abs) and math.isfinite(ref_max)):
-        return False
-    close = float(diff.sub_(ref_abs, alpha=rtol).max()) <= atol
-    _record_error(result, label, max_abs, max_abs / max(ref_max, TINY), close, rtol)
-    return True
+    ref_flat, out_flat = reference.reshape(-1), candidate.reshape(-1)
+    size = min(COMPARE_BLOCK, ref_flat.numel())
+    diff, ref_abs = torch.empty(size, dtype=work), torch.empty(size, dtype=work)
+    errors = _Errors()
+    for start in range(0, ref_flat.numel(), COMPARE_BLOCK):
+        out_block = out_flat[start:start + COMPARE_BLOCK]
+        count = out_block.numel()
+        low, high = (float(value) for value in torch.aminmax(out_block))
+        if math.isfinite(low) and math.isfinite(high):
+            errors.out_low, errors.out_high = min(errors.out_low, low), max(errors.out_high, high)
+        else:  # a NaN/Inf element: never a constant output (and min/max would drop NaN)
+            errors.out_low = errors.out_high = math.nan
+        if not errors.finite:
+            continue  # only the candidate's extremes are still wanted
+        block_diff, block_ref = diff[:count], ref_abs[:count]
+        block_ref.copy_(ref_flat[start:start + COMPARE_BLOCK])
+        block_diff.copy_(out_block).sub_(block_ref).abs_()
+        block_ref.abs_()
+        block_max_abs, block_ref_max = float(block_diff.max()), float(block_ref.max())
+        if not (math.isfinite(block_max_abs) and math.isfinite(block_ref_max)):
+            errors.finite = False
+            continue
+        errors.max_abs = max(errors.max_abs, block_max_abs)
+        errors.ref_max = max(errors.ref_max, block_ref_max)
+        errors.excess = max(errors.excess, float(block_diff.sub_(block_ref, alpha=rtol).max()))
+    return errors
 
 
 def _compare_with_nonfinite(reference: torch.Tensor, candidate: torch.Tensor, atol: float,
@@ -151,11 +190,16 @@ def find_mutated_inputs(before: list[Any], after: list[Any] | None) -> list[int]
         return list(range(len(before)))
     mutated = []
     for index, (old, new) in enumerate(zip(before, after, strict=True)):
-        if isinstance(old, torch.Tensor):
-            if not isinstance(new, torch.Tensor) or old.shape != new.shape or not torch.equal(
-                    old.nan_to_num(), new.nan_to_num()):
-                mutated.append(index)
+        if isinstance(old, torch.Tensor) and not _same_values(old, new):
+            mutated.append(index)
     return mutated
+
+
+def _same_values(old: torch.Tensor, new: Any) -> bool:
+    """Equal, NaN/Inf included; one pass without copies unless a NaN is there."""
+    if not isinstance(new, torch.Tensor) or old.shape != new.shape:
+        return False
+    return torch.equal(old, new) or torch.equal(old.nan_to_num(), new.nan_to_num())
 
 
 def non_exact_types(structure: Any) -> list[str]:

@@ -15,11 +15,12 @@ import torch
 from kerneltrials.tasks import ShapeConfig
 from kerneltrials.verifier import protocol as wire
 from kerneltrials.verifier.harness._compare import (
+    COMPARE_BLOCK,
     compare_outputs,
     find_mutated_inputs,
     non_exact_types,
 )
-from kerneltrials.verifier.harness._session import Outcome, Session
+from kerneltrials.verifier.harness._session import Outcome, Session, load_trusted
 from kerneltrials.verifier.protocol import leaves, paired_leaves
 from kerneltrials.verifier.verdict import ConfigResult, Status
 
@@ -73,7 +74,7 @@ def judge_outputs(session: Session, config: ShapeConfig, reply: wire.RunReport,
         outputs, inputs_after = produced["outputs"], produced["inputs_after"]
     except Exception as error:  # the candidate controls that file: unreadable is its failure
         raise Outcome(Status.INCORRECT, f"correctness:unreadable_outputs:{error}") from error
-    expected = torch.load(paths["reference"], weights_only=True)
+    expected = load_trusted(paths["reference"])
     atol, rtol = session.task.tolerance()
     first = compare_outputs(expected, outputs[0], atol, rtol)
     reasons = list(first.reasons)
@@ -82,7 +83,7 @@ def judge_outputs(session: Session, config: ShapeConfig, reply: wire.RunReport,
     if first.passed and len(outputs) > 1:
         again = compare_outputs(outputs[0], outputs[1], atol, rtol)
         reasons += [f"correctness:repeat_mismatch ({r.split(':', 1)[-1]})" for r in again.reasons]
-    inputs = torch.load(paths["inputs"], weights_only=True)
+    inputs = load_trusted(paths["inputs"])
     reasons += [f"correctness:input_mutated[{i}]" for i in find_mutated_inputs(inputs, inputs_after)]
     _note_nonnegative_inputs(session, inputs)
     if reasons:
@@ -153,10 +154,23 @@ def _leaf_changed(clean: Any, poisoned: Any) -> bool:
     if isinstance(clean, torch.Tensor) and isinstance(poisoned, torch.Tensor):
         if clean.shape != poisoned.shape or clean.dtype != poisoned.dtype:
             return True
-        both_nan = clean.isnan() & poisoned.isnan() if clean.is_floating_point() else None
-        differs = clean != poisoned
-        return bool((differs & ~both_nan).any() if both_nan is not None else differs.any())
+        clean_flat, poisoned_flat = clean.reshape(-1), poisoned.reshape(-1)
+        # Block by block, stopping at the first change: a used output (the honest case)
+        # changes in the first block, so the rest of tens of MB is never swept.
+        for start in range(0, clean_flat.numel(), COMPARE_BLOCK):
+            if _block_changed(clean_flat[start:start + COMPARE_BLOCK],
+                              poisoned_flat[start:start + COMPARE_BLOCK]):
+                return True
+        return False
     return clean != poisoned
+
+
+def _block_changed(clean: torch.Tensor, poisoned: torch.Tensor) -> bool:
+    """Any element that differs, NaN in both counting as equal."""
+    differs = clean != poisoned
+    if clean.is_floating_point():
+        differs &= ~(clean.isnan() & poisoned.isnan())
+    return bool(differs.any())
 
 
 def judge_timing_reply(session: Session, config: ShapeConfig, reply: wire.Timed,

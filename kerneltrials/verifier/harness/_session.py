@@ -20,6 +20,14 @@ from kerneltrials.verifier.protocol import HandedArtifact
 from kerneltrials.verifier.verdict import ConfigResult, Status
 
 
+def load_trusted(path: str) -> Any:
+    """A tensor file the reference worker wrote (``private/``, ``exchange/``), mapped
+    rather than copied: no fresh pages to fault in for tens of MB per configuration.
+    Never for a file the candidate can write (``candidate-out/``): its job could change
+    or truncate a mapped file under the parent (a truncation is a SIGBUS here)."""
+    return torch.load(path, weights_only=True, mmap=True)
+
+
 class Outcome(Exception):
     """Ends a verification early with a status and reasons (the candidate's outcome)."""
 
@@ -70,7 +78,7 @@ class Session:
         """Those outputs, loaded once per configuration (the readdressed check and the
         spot check after every timed batch all read them)."""
         if self._pool is None or self._pool[0] != config_name:
-            self._pool = (config_name, torch.load(self.pool_path(config_name), weights_only=True))
+            self._pool = (config_name, load_trusted(self.pool_path(config_name)))
         return self._pool[1]
 
     def inputs_path(self, config_name: str, seed: int) -> str:

@@ -37,7 +37,7 @@ from kerneltrials.verifier.harness._output_reads import (
     wrong_read_calls,
 )
 from kerneltrials.verifier.harness._seeds import TIMING_POOL_SIZE
-from kerneltrials.verifier.harness._session import Outcome, Session
+from kerneltrials.verifier.harness._session import Outcome, Session, load_trusted
 from kerneltrials.verifier.harness._stats import decided, iqr, median, median_rse, speedup_interval
 from kerneltrials.verifier.verdict import Status, TimingStats
 
@@ -203,7 +203,7 @@ def _expected_outputs(session: Session, side: Side, config: ShapeConfig, indices
         side.reference.request(request, session.options.call_timeout_s)
     except (WorkerFailed, JobDied, ForgedReply) as error:
         raise reference_failure(error, session.task.path) from error
-    outputs: list[object] = torch.load(path, weights_only=True)
+    outputs: list[object] = load_trusted(path)
     session.discard(path)
     return outputs
 

@@ -49,6 +49,9 @@ def warm_up(role: str) -> None:
     """
     if role == "collect":  # no run ops in a build job
         return
+    # The parent reads these files at once from a directory only this run writes: a
+    # checksum over every tensor saved (tens of MB per call) would guard nothing here.
+    torch.serialization.set_crc32_options(False)
     if role == "candidate":
         load_watched_modules()
     with ComputeRecorder() if role == "candidate" else ReferenceRecorder():
