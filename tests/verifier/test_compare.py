@@ -10,6 +10,7 @@ from kerneltrials.verifier.harness._compare import (
     Comparison,
     compare_outputs,
     compare_tensor,
+    find_mutated_inputs,
     is_constant,
 )
 
@@ -147,3 +148,31 @@ def test_a_nan_in_a_late_block_fails_and_a_blockwise_constant_output_is_no_const
     nan_then_constant = torch.full_like(reference, 2.0)
     nan_then_constant[0] = float("nan")  # a NaN in the first block: no constant output
     assert _compare(reference, nan_then_constant).reasons == ["correctness:nan_or_inf[output]"]
+
+
+def test_a_poisoned_replay_counts_as_changed_only_where_it_differs_in_some_block() -> None:
+    from kerneltrials.verifier.harness._judge import _changed
+
+    clean = torch.randn(3 * COMPARE_BLOCK)
+    clean[5] = float("nan")  # NaN in both at the same place is no change
+    same = clean.clone()
+    assert not _changed(clean, same)
+    late = clean.clone()
+    late[-1] += 1.0  # the only difference is in the last block
+    assert _changed(clean, late)
+    assert _changed((clean, clean), (clean.clone(), late))  # any leaf of a nested output
+    assert _changed(clean, clean[:-1])  # another shape
+    integers = torch.arange(3 * COMPARE_BLOCK)
+    shifted = integers.clone()
+    shifted[-2] = -1
+    assert _changed(integers, shifted) and not _changed(integers, integers.clone())
+
+
+def test_input_mutation_is_found_in_any_block_and_nan_inputs_left_alone_are_unchanged() -> None:
+    inputs = [torch.randn(2 * COMPARE_BLOCK), torch.randn(10), 3]
+    inputs[0][1] = float("nan")
+    after = [inputs[0].clone(), inputs[1].clone(), 3]
+    assert find_mutated_inputs(inputs, after) == []
+    after[0][-1] = 0.0
+    assert find_mutated_inputs(inputs, after) == [0]
+    assert find_mutated_inputs(inputs, [inputs[0].clone(), inputs[1][:5], 3]) == [1]
