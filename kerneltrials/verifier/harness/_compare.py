@@ -7,6 +7,7 @@ wrote can execute here. Each failure is a ``code:detail`` reason string.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -109,12 +110,10 @@ def _finite_errors(reference: torch.Tensor, candidate: torch.Tensor, rtol: float
     the block maxima propagate them, so no separate finiteness pass is needed.
     """
     work = torch.float64 if reference.dtype == torch.float64 else torch.float32
-    ref_flat, out_flat = reference.reshape(-1), candidate.reshape(-1)
-    size = min(COMPARE_BLOCK, ref_flat.numel())
+    size = min(COMPARE_BLOCK, reference.numel())
     diff, ref_abs = torch.empty(size, dtype=work), torch.empty(size, dtype=work)
     errors = _Errors()
-    for start in range(0, ref_flat.numel(), COMPARE_BLOCK):
-        out_block = out_flat[start:start + COMPARE_BLOCK]
+    for ref_block, out_block in paired_blocks(reference, candidate):
         count = out_block.numel()
         low, high = (float(value) for value in torch.aminmax(out_block))
         if math.isfinite(low) and math.isfinite(high):
@@ -124,7 +123,7 @@ def _finite_errors(reference: torch.Tensor, candidate: torch.Tensor, rtol: float
         if not errors.finite:
             continue  # only the candidate's extremes are still wanted
         block_diff, block_ref = diff[:count], ref_abs[:count]
-        block_ref.copy_(ref_flat[start:start + COMPARE_BLOCK])
+        block_ref.copy_(ref_block)
         block_diff.copy_(out_block).sub_(block_ref).abs_()
         block_ref.abs_()
         block_max_abs, block_ref_max = float(block_diff.max()), float(block_ref.max())
@@ -135,6 +134,15 @@ def _finite_errors(reference: torch.Tensor, candidate: torch.Tensor, rtol: float
         errors.ref_max = max(errors.ref_max, block_ref_max)
         errors.excess = max(errors.excess, float(block_diff.sub_(block_ref, alpha=rtol).max()))
     return errors
+
+
+def paired_blocks(first: torch.Tensor, second: torch.Tensor
+                  ) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
+    """The same ``COMPARE_BLOCK`` elements of two tensors of one shape, flattened, in order."""
+    first_flat, second_flat = first.reshape(-1), second.reshape(-1)
+    for start in range(0, first_flat.numel(), COMPARE_BLOCK):
+        end = start + COMPARE_BLOCK
+        yield first_flat[start:end], second_flat[start:end]
 
 
 def _compare_with_nonfinite(reference: torch.Tensor, candidate: torch.Tensor, atol: float,
@@ -196,7 +204,8 @@ def find_mutated_inputs(before: list[Any], after: list[Any] | None) -> list[int]
 
 
 def _same_values(old: torch.Tensor, new: Any) -> bool:
-    """Equal, NaN/Inf included; one pass without copies unless a NaN is there."""
+    """Equal as the mutation check compares (NaN/Inf through ``nan_to_num``); one pass
+    without copies unless the plain comparison fails."""
     if not isinstance(new, torch.Tensor) or old.shape != new.shape:
         return False
     return torch.equal(old, new) or torch.equal(old.nan_to_num(), new.nan_to_num())

@@ -15,10 +15,10 @@ import torch
 from kerneltrials.tasks import ShapeConfig
 from kerneltrials.verifier import protocol as wire
 from kerneltrials.verifier.harness._compare import (
-    COMPARE_BLOCK,
     compare_outputs,
     find_mutated_inputs,
     non_exact_types,
+    paired_blocks,
 )
 from kerneltrials.verifier.harness._session import Outcome, Session, load_trusted
 from kerneltrials.verifier.protocol import leaves, paired_leaves
@@ -154,14 +154,9 @@ def _leaf_changed(clean: Any, poisoned: Any) -> bool:
     if isinstance(clean, torch.Tensor) and isinstance(poisoned, torch.Tensor):
         if clean.shape != poisoned.shape or clean.dtype != poisoned.dtype:
             return True
-        clean_flat, poisoned_flat = clean.reshape(-1), poisoned.reshape(-1)
         # Block by block, stopping at the first change: a used output (the honest case)
         # changes in the first block, so the rest of tens of MB is never swept.
-        for start in range(0, clean_flat.numel(), COMPARE_BLOCK):
-            if _block_changed(clean_flat[start:start + COMPARE_BLOCK],
-                              poisoned_flat[start:start + COMPARE_BLOCK]):
-                return True
-        return False
+        return any(_block_changed(*blocks) for blocks in paired_blocks(clean, poisoned))
     return clean != poisoned
 
 
