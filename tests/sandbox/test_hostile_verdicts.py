@@ -128,14 +128,20 @@ def test_tcp_connect_to_a_host_listener_never_arrives(
 def test_write_outside_the_scratch_dir_leaves_no_file(
     sandbox: str, segfault_verdict: Verdict, outside_dir: Path
 ) -> None:
-    targets = [outside_dir / "escaped.txt", Path("/tmp") / f"kt-escaped-{uuid.uuid4().hex}"]
+    # The package's bytecode too (written by `make bytecode`, read by every later worker):
+    # a job that could plant a .pyc there would run its code in the next check's workers.
+    bytecode_dir = Path(kerneltrials.__file__).parent / "verifier" / "worker" / "__pycache__"
+    bytecode_dir.mkdir(exist_ok=True)
+    targets = [outside_dir / "escaped.txt", Path("/tmp") / f"kt-escaped-{uuid.uuid4().hex}",
+               bytecode_dir / f"kt-planted-{uuid.uuid4().hex}.cpython-311.pyc"]
     try:
         verdict = verdict_of(sandbox, "attack_write_outside", "\n".join(map(str, targets)))
         if not verdict.isolation.get("readonly_root"):
             pytest.skip(f"no read-only root here: {verdict.isolation.get('missing')}")
         assert not any(target.exists() for target in targets)
     finally:
-        targets[1].unlink(missing_ok=True)
+        for target in targets[1:]:
+            target.unlink(missing_ok=True)
     assert verdict.status == Status.RUNTIME_ERROR
     assert "attack_write_outside:" in reasons_of(verdict)
 
