@@ -57,7 +57,7 @@ def timed(spots: list[wire.Spot], **fields: object) -> wire.Timed:
                          **fields})
 
 
-def judged(session: Session, reply: wire.Timed, spot: list[int], path: str) -> Outcome:
+def judged(session: Session, reply: wire.Timed, spot: list[int], path: str | None) -> Outcome:
     with pytest.raises(Outcome) as raised:
         judge_timing_reply(session, CONFIG, reply, 4, spot, path, expected_for)
     assert raised.value.status == Status.REJECTED
@@ -67,21 +67,21 @@ def judged(session: Session, reply: wire.Timed, spot: list[int], path: str) -> O
 def test_a_spot_at_another_call_than_the_parents_pick_is_rejected(session: Session) -> None:
     # The parent picked call 2; the worker reports (and saved) call 0, an honest one.
     path = spot_file(session, [EXPECTED[0]])
-    reply = timed([wire.Spot(index=0, ops=[], structure=STRUCTURE)])
+    reply = timed([wire.Spot(index=0, structure=STRUCTURE)])
     outcome = judged(session, reply, [2], path)
     assert outcome.reasons == ["integrity:malformed_spots on public-0"]
 
 
 def test_a_spot_file_holding_fewer_outputs_than_spots_is_rejected(session: Session) -> None:
     path = spot_file(session, [])
-    reply = timed([wire.Spot(index=2, ops=[], structure=STRUCTURE)])
+    reply = timed([wire.Spot(index=2, structure=STRUCTURE)])
     outcome = judged(session, reply, [2], path)
     assert outcome.reasons == ["integrity:malformed_spots on public-0"]
 
 
 def test_a_spot_whose_saved_output_is_wrong_is_rejected(session: Session) -> None:
     path = spot_file(session, [EXPECTED[1]])  # call 1's answer saved for call 2
-    reply = timed([wire.Spot(index=2, ops=[], structure=STRUCTURE)])
+    reply = timed([wire.Spot(index=2, structure=STRUCTURE)])
     outcome = judged(session, reply, [2], path)
     assert outcome.reasons[0].startswith("integrity:timed_output_mismatch:")
 
@@ -89,17 +89,26 @@ def test_a_spot_whose_saved_output_is_wrong_is_rejected(session: Session) -> Non
 def test_a_spot_claiming_a_subclass_or_no_compiled_call_is_rejected(session: Session) -> None:
     path = spot_file(session, [EXPECTED[2]])
     subclass = {**STRUCTURE, "type": "mine.FakeTensor", "exact_tensor": False}
-    outcome = judged(session, timed([wire.Spot(index=2, ops=[], structure=subclass)]), [2], path)
+    outcome = judged(session, timed([wire.Spot(index=2, structure=subclass)]), [2], path)
     assert outcome.reasons[0].startswith("integrity:output_not_plain_tensor:")
-    honest = [wire.Spot(index=2, ops=[], structure=STRUCTURE)]
+    honest = [wire.Spot(index=2, structure=STRUCTURE)]
     outcome = judged(session, timed(honest, kernel_calls=3), [2], spot_file(session, [EXPECTED[2]]))
     assert outcome.reasons[0].startswith("integrity:no_custom_call:")
+
+
+def test_compute_in_any_timed_batch_is_judged_not_only_in_spot_checked_ones(
+        session: Session) -> None:
+    # Every call runs with the recorder on and every batch reports its ops: a batch with
+    # no spot-checked call is judged by the policy too.
+    outcome = judged(session, timed([], ops=["aten.relu"]), [], None)
+    assert outcome.reasons[0].startswith("policy:torch_compute:aten.relu"), outcome.reasons
+    judge_timing_reply(session, CONFIG, timed([]), 4, [], None, expected_for)  # none ran
 
 
 def test_the_same_reply_with_the_parents_pick_and_the_right_output_passes(
         session: Session) -> None:
     path = spot_file(session, [EXPECTED[2]])
-    judge_timing_reply(session, CONFIG, timed([wire.Spot(index=2, ops=[], structure=STRUCTURE)]),
+    judge_timing_reply(session, CONFIG, timed([wire.Spot(index=2, structure=STRUCTURE)]),
                        4, [2], path, expected_for)
     assert not Path(path).exists()  # read once, then discarded
 

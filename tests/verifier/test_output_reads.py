@@ -1,15 +1,18 @@
 """Any timed call may be checked (issue 19, item 4): the parent reads the drawn calls'
 outputs out of the frozen candidate (tests/verifier/native_timed/ holds the cheats).
 
-The cheats are native code with the source scans off: two learn whether a timed call is
-checked — by walking the Python stack, by probing the allocator for glibc's M_PERTURB
-pattern — and do no work otherwise; one hands back outputs whose pages are computed only
-when touched. A third "is it watched?" cheat asks the dispatcher whether a mode (the
-policy recorder) is on: the link policy refuses it, and without that the correctness
-stage's unrecorded repeat call shows it. Each gets through as ``correct``,
-flagged at 10-20x, when the reads are off, which is what makes them a test of the reads.
-One more undoes ``--inputs signed`` by rewriting its own inputs to the magnitudes the file
-drew: its outputs are right for what it holds, and wrong against the reference's.
+The cheats are native code with the source scans off: two try to learn whether a timed
+call is checked — by reading the timing loop's locals through the CPython API (the spot
+checks the request names), by probing the allocator for glibc's M_PERTURB pattern (on in
+the correctness stage only) — and do no work otherwise; one hands back outputs whose pages
+are computed only when touched. The locals reader gets through as ``correct``, flagged at
+10-20x, when the reads are off, which is what makes it a test of the reads. The other
+probes get no answer: every call of the candidate runs in one mode (issue 19, item 5), so
+the allocator probe does no work in a spot-checked call either, and the "is it watched?"
+cheat that asks the dispatcher whether a mode (the policy recorder) is on hears yes in
+every call and does its work every time. One more undoes ``--inputs signed`` by rewriting
+its own inputs to the magnitudes the file drew: its outputs are right for what it holds,
+and wrong against the reference's.
 """
 
 from __future__ import annotations
@@ -91,18 +94,27 @@ def test_an_output_said_to_be_off_the_host_is_unreadable_not_skipped() -> None:
 
 
 @pytest.mark.timeout(600)
-def test_asking_the_dispatcher_whether_it_is_watched_is_not_correct() -> None:
+def test_the_allocator_tells_no_spot_checked_call_from_another() -> None:
+    # Reads off: what catches the allocator probe is the spot check, whose call runs as
+    # every timed call does (before issue 19's one mode it ran with M_PERTURB on).
+    verdict = verify("relu_when_perturbed", read_timed_outputs=False)
+    assert verdict.status == Status.REJECTED, (verdict.status, verdict.reasons)
+    assert any(r.startswith("integrity:timed_output_mismatch") for r in verdict.reasons), \
+        verdict.reasons
+
+
+@pytest.mark.timeout(600)
+def test_asking_the_dispatcher_whether_it_is_watched_always_hears_yes() -> None:
     # With the default options the link policy reads the import before anything runs.
     verdict = verify("relu_when_recorded", link_policy=None)
     assert verdict.status == Status.REJECTED, verdict.reasons
     assert any(r.startswith("link:forbidden_symbol:c10::impl::dispatch_mode_enabled")
                for r in verdict.reasons), verdict.reasons
-    # Without it, the correctness stage's unrecorded repeat call already shows the skipped
-    # work (and any unrecorded timed call would, read from the frozen worker).
-    unlinked = verify("relu_when_recorded")
-    assert unlinked.status == Status.INCORRECT, unlinked.reasons
-    assert any("repeat_mismatch" in r for r in unlinked.reasons), unlinked.reasons
-
+    # Without it: every call, correctness and timed alike, runs with the recorder on the
+    # mode stack, so the question has one answer and the kernel works every time.
+    unlinked = verify("relu_when_recorded", read_timed_outputs=False)
+    assert unlinked.status == Status.CORRECT, unlinked.reasons
+    assert not any(r.startswith("integrity:") for r in unlinked.reasons), unlinked.reasons
 
 
 @pytest.mark.timeout(900)

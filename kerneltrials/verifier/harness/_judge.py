@@ -171,21 +171,21 @@ def _block_changed(clean: torch.Tensor, poisoned: torch.Tensor) -> bool:
 def judge_timing_reply(session: Session, config: ShapeConfig, reply: wire.Timed,
                        n_calls: int, spot: list[int], spot_path: str | None,
                        expected_for: Callable[[list[int]], list[Any]]) -> None:
-    """A timed batch: integrity, kernels on every call, and the spot-checked calls
-    ``spot`` (their outputs compared with ``expected_for(spot)``, the reference's)."""
+    """A timed batch: integrity, kernels and the policy on every call, and the
+    spot-checked calls ``spot`` (their outputs compared with ``expected_for(spot)``, the
+    reference's)."""
     if reply.integrity:
         raise reject(*reply.integrity)
     if reply.kernel_calls is None or reply.kernel_calls < n_calls:
         raise reject(f"integrity:no_custom_call:timed calls ran no compiled function on {config.name}")
+    judge_policy(str(session.options.policy), reply.ops, session_reference_ops(session, config),
+                 f"{config.name} (timed)")
     spots = reply.spots
     if not spot or spot_path is None:
         return
     if [reported.index for reported in spots] != spot:  # the parent's pick, not the worker's
         raise reject(f"integrity:malformed_spots on {config.name}")
     judge_structures([reported.structure for reported in spots])
-    for reported in spots:
-        judge_policy(str(session.options.policy), reported.ops,
-                     session_reference_ops(session, config), f"{config.name} (timed)")
     outputs = torch.load(spot_path, weights_only=True)
     session.discard(spot_path)
     if len(outputs) != len(spot):

@@ -190,7 +190,6 @@ class Run(Request[RunReport]):
 @dataclass(frozen=True)
 class Spot:
     index: int  # call index in the batch (the parent knows its pool set and offset)
-    ops: list[str]
     structure: Any
 
 
@@ -212,6 +211,8 @@ class Timed:
     # Candidate only (None from the reference worker):
     integrity: list[str] = field(default_factory=list)
     kernel_calls: int | None = None
+    #: The aten compute ops of every call of the batch (each ran with the recorder on).
+    ops: list[str] = field(default_factory=list)
     spots: list[Spot] = field(default_factory=list)
     #: With ``Time.keep``: each call's output leaves, kept alive until the next batch.
     outputs: list[list[Region]] = field(default_factory=list)

@@ -3,6 +3,8 @@
 - :class:`ComputeRecorder` records every aten compute op that executes. It is a
   ``TorchDispatchMode``: it sits on the dispatcher's Python key, so it sees ops called from
   Python *and* from C++ extensions (``at::relu`` goes through the dispatcher too).
+  :class:`WatchedCalls` puts it around every call of the candidate, so its presence tells
+  no call from another (one mode).
 - :class:`KernelTracker` wraps the candidate's extension modules at load time: it counts
   the calls into compiled code, measures the time spent there (``custom_share``) and, for
   the poisoned replay, overwrites one call's output with NaN.
@@ -70,6 +72,24 @@ class ComputeRecorder(TorchDispatchMode):
     def is_active(self) -> bool:
         """Still on the mode stack? (a candidate could try to pop it)"""
         return any(mode is self for mode in _get_current_dispatch_mode_stack())
+
+
+class WatchedCalls:
+    """The one mode every call of the candidate runs in, correctness and timed alike: the
+    compute recorder on the dispatcher's mode stack for the call, entered and left outside
+    any timer. A candidate that asks the dispatcher whether it is watched always hears
+    yes; what it computed with PyTorch in any call is in :attr:`recorder`'s record."""
+
+    def __init__(self) -> None:
+        self.recorder = ComputeRecorder()
+        self.guard_removed = False  # a call left the recorder off the stack
+
+    @contextmanager
+    def call(self) -> Iterator[None]:
+        with self.recorder:
+            yield
+            if not self.recorder.is_active():
+                self.guard_removed = True
 
 
 class ReferenceRecorder(ComputeRecorder):
@@ -201,7 +221,9 @@ def _libc() -> Any:
 def perturbed_malloc() -> Iterator[None]:
     """While active, every heap allocation is filled with a pattern (glibc ``M_PERTURB``):
     an output tensor the candidate allocates but never writes cannot hold the stale answer
-    of an earlier call at the same address (the recycled-memory attack, on CPU)."""
+    of an earlier call at the same address (the recycled-memory attack, on CPU). On in the
+    correctness stage only: a timed call's inputs are fresh, so a stale answer is wrong
+    there anyway, and a memset of every allocation would be measured as the kernel's."""
     libc = _libc()
     mallopt = getattr(libc, "mallopt", None)
     if mallopt is None:

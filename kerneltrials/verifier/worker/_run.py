@@ -3,23 +3,26 @@
 ``run`` calls the candidate several times on one input set and reports raw data only; the
 parent judges it (``harness/_judge``):
 
-1. a guarded call: every aten compute op that executes is recorded (the policy);
+1. a first call;
 2. a measured call: time inside the compiled functions over the whole call (custom_share);
 3. a re-addressed call: the first call's input buffers, refilled with timing-pool values
    (a candidate caching by address returns a stale answer);
 4. poisoned replays: one compiled call's output overwritten with NaN per replay (a kernel
    whose result is discarded does not change the output).
 
-Before each call, a freed block of the output's size is filled with NaN; after each, the
+Every call of the candidate, these and the timed ones, runs in one mode
+(``_guards.WatchedCalls``): the compute recorder is on for each, so the aten ops of every
+call are recorded (the policy) and its presence tells no call from another. Before each
+call here, a freed block of the output's size is filled with NaN; after each, the
 integrity snapshot and the OS thread count are compared. See docs/design/anticheat.md.
 """
 
 from __future__ import annotations
 
-import itertools
 import random
 import time
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -29,7 +32,7 @@ from kerneltrials.verifier import protocol as wire
 from kerneltrials.verifier.protocol import WorkerFault, leaves, map_leaves
 from kerneltrials.verifier.worker._fresh import clone_inputs
 from kerneltrials.verifier.worker._guards import (
-    ComputeRecorder,
+    WatchedCalls,
     perturbed_malloc,
     poison_free_memory,
     tensors_in,
@@ -50,7 +53,7 @@ class Observations:
     integrity: list[str] = field(default_factory=list)
     structures: list[Any] = field(default_factory=list)
     kernel_calls: list[int] = field(default_factory=list)
-    kernel_names: list[str] = field(default_factory=list)  # of the first (guarded) call
+    kernel_names: list[str] = field(default_factory=list)  # of the first call
     ops: list[str] = field(default_factory=list)
     custom_share: float | None = None
     aliases_input: bool = False
@@ -114,33 +117,31 @@ def _snapshot(value: Any) -> Any:
 
 
 def guarded_call(state: WorkerState, config: ConfigState, inputs: list[Any], report: Observations,
-                 *, record: bool = False, measure: bool = False, poison: int | None = None) -> Any:
+                 *, measure: bool = False, poison: int | None = None) -> Any:
     """One call of the candidate with the guards around it; returns a CPU snapshot."""
     tracker, threads = state.tracker, state.threads
     assert tracker is not None and threads is not None and state.ops is not None
     poison_free_memory(state.output_bytes, state.device)
     tracker.reset(measure=measure, poison_index=poison)
-    recorder = ComputeRecorder() if record else None
-    started = _now_ns()
-    with torch.no_grad(), perturbed_malloc():
+    watch = WatchedCalls()
+    with torch.no_grad(), perturbed_malloc(), watch.call():
+        started = _now_ns()
         try:
-            if recorder is not None:
-                with recorder:
-                    output = config.model(*inputs)
-                    if not recorder.is_active():
-                        report.add_integrity(["integrity:dispatch_guard_removed"])
-            else:
-                output = config.model(*inputs)
+            output = config.model(*inputs)
         except Exception as error:
             raise WorkerFault("candidate_exception", f"{type(error).__name__}: {error}",
                               format_exc()) from error
-    state.ops.synchronize()
-    elapsed_ns = max(1, _now_ns() - started)
+        state.ops.synchronize()
+        elapsed_ns = max(1, _now_ns() - started)
+    if watch.guard_removed:
+        report.add_integrity(["integrity:dispatch_guard_removed"])
     report.add_integrity(integrity_changes(state.integrity, integrity_snapshot(state.handlers)))
     report.add_integrity(threads.check())
     report.kernel_calls.append(len(tracker.names))
-    if recorder is not None:
-        report.ops, report.kernel_names = sorted(recorder.ops), list(tracker.names)
+    if poison is None:  # a replay's record also holds the poisoning's own ops
+        report.ops = sorted(set(report.ops) | watch.recorder.ops)
+    if len(report.kernel_calls) == 1:
+        report.kernel_names = list(tracker.names)
     if measure:
         report.custom_share = min(1.0, tracker.inside_ns / elapsed_ns)
     report.structures.append(describe_output(output, state.device))
@@ -171,7 +172,7 @@ def run_op(state: WorkerState, request: wire.Run) -> wire.RunReport:
     inputs = load_inputs(state, request.inputs_path)
     report = Observations()
     first_inputs = clone_inputs(inputs)
-    first = guarded_call(state, config, first_inputs, report, record=True)
+    first = guarded_call(state, config, first_inputs, report)
     inputs_after = [_snapshot(x) for x in first_inputs]
     second = guarded_call(state, config, clone_inputs(inputs), report, measure=True)
     readdressed = None
@@ -198,7 +199,8 @@ def _replay_indices(calls: int, seed: int) -> list[int]:
 
 
 def time_op(state: WorkerState, request: wire.Time) -> wire.Timed:
-    """Time ``n_calls`` calls; the candidate also reports integrity and spot-checked calls."""
+    """Time ``n_calls`` calls; the candidate also reports integrity, the compute ops of
+    every call, and the spot-checked calls' outputs."""
     assert state.ops is not None
     config = state.configs[request.config]
     call: Callable[..., Any] = config.model
@@ -206,11 +208,10 @@ def time_op(state: WorkerState, request: wire.Time) -> wire.Timed:
         if config.compiled is None:
             config.compiled = torch.compile(config.model, mode="default")
         call = config.compiled
+    # Every call alike: a spot-checked call runs exactly as the others do (the parent
+    # compares its output, saved after the batch, and drops the batch's times).
+    watch = WatchedCalls() if state.role == "candidate" else None
     spot = set(request.spot)
-    recorders: dict[int, ComputeRecorder] = {}
-    if state.role == "candidate" and spot:
-        call = _recording(call, spot, recorders,
-                          lambda: poison_free_memory(state.output_bytes, state.device))
     state.kept_outputs = None  # the previous batch's outputs go before this one runs
     kept: dict[int, Any] = dict.fromkeys(range(request.n_calls) if request.keep else spot)
     if state.tracker is not None:
@@ -218,14 +219,15 @@ def time_op(state: WorkerState, request: wire.Time) -> wire.Timed:
     with torch.no_grad():
         try:
             times_ms = time_calls(call, config.pool, request.n_calls, state.ops, kept=kept,
-                                  bank=config.bank, offsets=request.offsets)
+                                  bank=config.bank, offsets=request.offsets,
+                                  watch=watch.call if watch is not None else nullcontext)
         except Exception as error:
             kind = "baseline_error" if state.role == "reference" else "candidate_exception"
             raise WorkerFault(kind, f"{type(error).__name__}: {error}", format_exc()) from error
     reply = wire.Timed(times_ms=times_ms)
-    if state.role == "candidate":
+    if watch is not None:
         spots = {index: kept[index] for index in spot}
-        reply = _candidate_timing_report(state, times_ms, spots, recorders, request)
+        reply = _candidate_timing_report(state, times_ms, spots, watch, request)
         if request.keep:
             reply = replace(reply, outputs=[output_regions(kept[index])
                                             for index in range(request.n_calls)])
@@ -235,36 +237,19 @@ def time_op(state: WorkerState, request: wire.Time) -> wire.Timed:
     return reply
 
 
-def _recording(call: Callable[..., Any], spot: set[int], recorders: dict[int, ComputeRecorder],
-               poison: Callable[[], None]) -> Callable[..., Any]:
-    """``call``, with freed memory poisoned and the compute recorder on for the
-    spot-checked call indices (their times are dropped by the parent)."""
-    counter = itertools.count()
-
-    def maybe_recorded(*inputs: Any) -> Any:
-        index = next(counter)
-        if index not in spot:
-            return call(*inputs)
-        poison()  # recycled memory must not hold the previous timed call's answer
-        recorders[index] = ComputeRecorder()
-        with recorders[index], perturbed_malloc():
-            return call(*inputs)
-
-    return maybe_recorded
-
-
 def _candidate_timing_report(state: WorkerState, times_ms: list[float],
-                             kept: dict[int, Any], recorders: dict[int, ComputeRecorder],
+                             kept: dict[int, Any], watch: WatchedCalls,
                              request: wire.Time) -> wire.Timed:
     assert state.tracker is not None and state.threads is not None
     report = Observations()
+    if watch.guard_removed:
+        report.add_integrity(["integrity:dispatch_guard_removed"])
     report.add_integrity(integrity_changes(state.integrity, integrity_snapshot(state.handlers)))
     report.add_integrity(state.threads.check())
-    spots = [wire.Spot(index=index,
-                       ops=sorted(recorders[index].ops) if index in recorders else [],
-                       structure=describe_output(output, state.device))
+    spots = [wire.Spot(index=index, structure=describe_output(output, state.device))
              for index, output in kept.items()]
     if kept and request.spot_path:
         torch.save([_snapshot(output) for output in kept.values()], request.spot_path)
     return wire.Timed(times_ms=times_ms, integrity=report.integrity,
-                      kernel_calls=len(state.tracker.names), spots=spots)
+                      kernel_calls=len(state.tracker.names), spots=spots,
+                      ops=sorted(watch.recorder.ops))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,32 +62,36 @@ def time_calls(
     kept: dict[int, Any] | None = None,
     bank: ScaleBank | None = None,
     offsets: Sequence[int] = (),
+    watch: Callable[[], AbstractContextManager[None]] = nullcontext,
 ) -> list[float]:
     """Milliseconds of ``n_calls`` calls, each on fresh inputs after a cache flush.
 
     ``kept``: call indices whose outputs the caller wants (spot checks of timed calls);
     their values are filled in, after the call's time was taken. ``offsets``: each call's
-    window into ``bank`` (plain copies of the pool without them).
+    window into ``bank`` (plain copies of the pool without them). ``watch``: entered around
+    every call, outside its timer (the candidate's one mode, ``_guards.WatchedCalls``).
     """
     times_ms = []
     for index in range(n_calls):
         offset = offsets[index] if index < len(offsets) else None
         inputs = fresh_inputs(input_pool[index % len(input_pool)], bank, offset)
         ops.flush()
-        if ops.device == "cuda":
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            output = call(*inputs)
-            # Device-wide wait before the end event: work the call left on any other
-            # stream (one it made itself, never joined) ends inside the measurement.
-            ops.synchronize()
-            end.record()
-            end.synchronize()
-            times_ms.append(float(start.elapsed_time(end)))
-        else:
-            started = timer()
-            output = call(*inputs)
-            times_ms.append((timer() - started) / 1e6)
+        with watch():
+            if ops.device == "cuda":
+                start = torch.cuda.Event(enable_timing=True)
+                end = torch.cuda.Event(enable_timing=True)
+                start.record()
+                output = call(*inputs)
+                # Device-wide wait before the end event: work the call left on any other
+                # stream (one it made itself, never joined) ends inside the measurement.
+                ops.synchronize()
+                end.record()
+                end.synchronize()
+                times_ms.append(float(start.elapsed_time(end)))
+            else:
+                started = timer()
+                output = call(*inputs)
+                times_ms.append((timer() - started) / 1e6)
         if kept is not None and index in kept:
             kept[index] = output
         del output

@@ -1,6 +1,7 @@
 """Native cheat (knowing when it is checked, from the allocator): glibc's M_PERTURB, on
-around every call whose output is compared, fills each fresh malloc block with one
-non-zero byte; the kernel probes a fresh block and does the work only when it is filled."""
+around the correctness stage's calls, fills each fresh malloc block with one non-zero
+byte; the kernel probes a fresh block and does the work only when it is filled. Timed
+calls run alike, spot-checked or not, so it does no work in any of them."""
 
 import torch
 import torch.nn as nn

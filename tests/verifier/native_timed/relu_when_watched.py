@@ -1,5 +1,8 @@
-"""Native cheat (knowing when it is checked): walks the Python stack with the CPython API
-and skips all work in a timed call unless the spot-check wrapper is on the stack."""
+"""Native cheat (knowing when it is checked): reads the timing loop's locals with the
+CPython API — which calls of the batch the parent asked to spot-check (``spot`` in the
+worker's ``time_op``) and which call runs now (``index`` in ``time_calls``) — and skips all
+work in every other timed call. Every call runs in the same mode, so only the request's
+own data can tell a spot-checked call; outputs read after the batch cannot be told."""
 
 import torch
 import torch.nn as nn
@@ -10,20 +13,24 @@ SOURCE = r"""
 #include <Python.h>
 #include <cstring>
 
-// Is a frame of this name on the Python stack? (The CPython API from native code: the
-// timing loop's function, and the wrapper that only spot-checked calls run under.)
-static bool on_stack(const char* name) {
+// A new reference to local ``var`` of the innermost frame running function ``function``.
+static PyObject* frame_local(const char* function, const char* var) {
     PyFrameObject* frame = PyEval_GetFrame();
     Py_XINCREF(frame);
-    bool found = false;
-    while (frame != nullptr && !found) {
+    PyObject* found = nullptr;
+    while (frame != nullptr && found == nullptr) {
         PyCodeObject* code = PyFrame_GetCode(frame);
-        PyObject* code_name = PyObject_GetAttrString((PyObject*)code, "co_name");
-        if (code_name != nullptr) {
-            const char* text = PyUnicode_AsUTF8(code_name);
-            found = text != nullptr && std::strcmp(text, name) == 0;
-            Py_DECREF(code_name);
+        PyObject* name = PyObject_GetAttrString((PyObject*)code, "co_name");
+        const char* text = name != nullptr ? PyUnicode_AsUTF8(name) : nullptr;
+        if (text != nullptr && std::strcmp(text, function) == 0) {
+            PyObject* locals = PyFrame_GetLocals(frame);
+            if (locals != nullptr) {
+                found = PyMapping_GetItemString(locals, var);
+                if (found == nullptr) PyErr_Clear();
+                Py_DECREF(locals);
+            }
         }
+        Py_XDECREF(name);
         Py_DECREF(code);
         PyFrameObject* back = PyFrame_GetBack(frame);
         Py_DECREF(frame);
@@ -36,8 +43,13 @@ static bool on_stack(const char* name) {
 torch::Tensor relu_when_watched(torch::Tensor x) {
     auto in = x.contiguous();
     auto out = torch::empty_like(in);
-    if (on_stack("time_calls") && !on_stack("maybe_recorded")) {
-        return out;  // a timed call nobody spot-checks: no work at all
+    PyObject* spot = frame_local("time_op", "spot");
+    PyObject* index = frame_local("time_calls", "index");
+    bool skip = spot != nullptr && index != nullptr && PySet_Contains(spot, index) == 0;
+    Py_XDECREF(spot);
+    Py_XDECREF(index);
+    if (skip) {
+        return out;  // a timed call nobody asked to spot-check: no work at all
     }
     const float* src = in.data_ptr<float>();
     float* dst = out.data_ptr<float>();
