@@ -89,15 +89,14 @@ class CheckOptions:
     # defence in depth: the sandbox must hold without them. Only the sandbox's own tests
     # turn them off, to show that it does; a candidate cannot (options are the harness's).
     source_scans: bool = True
-    # The link policy (builds/_symbols.py): the candidate's own objects import only the
-    # allow-list. None: on for the cpu backend, off for cuda, where nvcc's host units (no
-    # -O flag) emit the inline pybind11 code of <torch/extension.h> into the candidate's
-    # own objects, so honest CUDA candidates import the CPython API
-    # (docs/design/anticheat.md, "The link policy"). True or False forces it.
+    # The link policy (builds/_symbols.py): the candidate's own objects, its CUDA units'
+    # host code included, import only the allow-list (docs/design/anticheat.md, "The link
+    # policy"). None: on, on every backend; True or False forces it (False: only the
+    # tests that show another mechanism alone).
     link_policy: bool | None = None
 
     def resolved_link_policy(self) -> bool:
-        return self.backend == "cpu" if self.link_policy is None else self.link_policy
+        return True if self.link_policy is None else self.link_policy
 
     def resolved_profile(self) -> str:
         return self.profile or resolve_backend(self.backend).profile

@@ -49,6 +49,7 @@ from kerneltrials.verifier.builds._gcc_confirm import (
 )
 from kerneltrials.verifier.builds._stock_flags import ensure_cuda_arch_list, resolve_with_cuda
 from kerneltrials.verifier.builds._symbols import LINK_RECORD, LINK_RECORD_VERSION, link_record
+from kerneltrials.verifier.builds.cuda._fast import NVCC_SECTION_FLAGS
 from kerneltrials.verifier.protocol._build import BuildArtifact, BuildRequest, CompileError
 
 DEFAULT_CUDA_HOME = "/usr/local/cuda-13.0"
@@ -109,6 +110,7 @@ def toolchain_fingerprint(backend: str) -> dict[str, str]:
         nvcc = os.path.join(ensure_cuda_home() or DEFAULT_CUDA_HOME, "bin", "nvcc")
         fingerprint["nvcc"] = _version_key(nvcc, last=True)
         fingerprint["cuda_arch_list"] = ensure_cuda_arch_list()
+        fingerprint["cuda_section_flags"] = " ".join(NVCC_SECTION_FLAGS)
     return fingerprint
 
 

@@ -33,6 +33,7 @@ from pathlib import Path
 
 from kerneltrials._toolversion import version_line
 from kerneltrials.verifier.builds._cache import BuildCache
+from kerneltrials.verifier.builds._reach import SECTION_FLAGS
 from kerneltrials.verifier.builds._signatures import find_signatures
 from kerneltrials.verifier.builds._stock_flags import StockFlags, stock_flags
 from kerneltrials.verifier.builds._toolrun import run_tool
@@ -155,12 +156,6 @@ def binding_source(request: BuildRequest, signatures: list[tuple[str, str]]) -> 
         lines.append(f'm.def("{name}", {pointer}, "{doc or name}");')
     return "\n".join(lines + ["}", ""])
 
-
-#: The candidate's unit puts each function and datum in its own section, so the link
-#: policy can tell the code that can run from the header code ``-O0`` leaves beside it
-#: (``_reach``); layout only, no change to what the code does. A candidate that turns it
-#: off only coarsens that reading: more of its unit counts, never less.
-SECTION_FLAGS = ["-ffunction-sections", "-fdata-sections"]
 
 
 def _compile_command(cxx: str, cflags: list[str], pch: Path | None, source: str,

@@ -30,6 +30,12 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
+#: Every unit of the candidate (its C++ unit, the host code of its CUDA units) puts each
+#: function and datum in its own section, so this reading can tell the code that can run
+#: from the header code ``-O0`` leaves beside it; layout only, no change to what the code
+#: does. A candidate that turns it off only coarsens the reading: more counts, never less.
+SECTION_FLAGS = ["-ffunction-sections", "-fdata-sections"]
+
 _SHT_SYMTAB, _SHT_RELA, _SHT_REL, _SHT_GROUP = 2, 4, 9, 17
 _SHT_ARRAYS = (14, 15, 16)  # INIT_ARRAY, FINI_ARRAY, PREINIT_ARRAY
 _SHF_ALLOC = 0x2

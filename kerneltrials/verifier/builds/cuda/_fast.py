@@ -10,12 +10,17 @@ import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from kerneltrials.verifier.builds._reach import SECTION_FLAGS
 from kerneltrials.verifier.builds._stock_flags import StockFlags
 from kerneltrials.verifier.builds._toolrun import run_tool
 from kerneltrials.verifier.builds.cuda._nvcc_steps import plan_nvcc
 from kerneltrials.verifier.builds.cuda._split import SplitUnavailable
 from kerneltrials.verifier.builds.cuda._units import compile_split, is_split_enabled
 from kerneltrials.verifier.protocol._build import BuildRequest
+
+#: The host compiler's section flags (``SECTION_FLAGS``), so the link policy reads what the
+#: host code of a CUDA unit can reach, as it does for the C++ unit (builds/_reach.py).
+NVCC_SECTION_FLAGS = ["-Xcompiler", ",".join(SECTION_FLAGS)]
 
 
 def _strip_launcher(command: list[str]) -> list[str]:
@@ -34,8 +39,8 @@ def _cuda_command(flags: StockFlags, host_cxx: str, source: str = "cuda.cu",
     chosen = any(flag in ("-ccbin", "--compiler-bindir") or flag.startswith("--compiler-bindir=")
                  for flag in flags.cuda_cflags + flags.cuda_post_cflags)
     host = [] if chosen else ["-ccbin", host_cxx]
-    return [*nvcc, *host, *extra, *flags.cuda_cflags, "-c", source, "-o", source + ".o",
-            *flags.cuda_post_cflags]
+    return [*nvcc, *host, *NVCC_SECTION_FLAGS, *extra, *flags.cuda_cflags, "-c", source,
+            "-o", source + ".o", *flags.cuda_post_cflags]
 
 
 def _compile_cuda_whole(flags: StockFlags, cxx: str, out_dir: Path) -> list[str]:
@@ -56,7 +61,7 @@ def compile_cuda(request: BuildRequest, cxx: str, cflags: list[str], pch: Path |
                   flags: StockFlags, out_dir: Path, details: dict[str, object]) -> list[str]:
     """The CUDA source's objects: split into host and device units, or whole when it cannot."""
     if pch is not None and is_split_enabled():
-        host_command = [cxx, *cflags, "-include-pch", str(pch)]
+        host_command = [cxx, *cflags, *SECTION_FLAGS, "-include-pch", str(pch)]
         nvcc = functools.partial(_cuda_command, flags, cxx)
         timings: dict[str, float] = {}
         try:
