@@ -208,7 +208,9 @@ def test_nvcc_uses_clang_as_host_compiler_unless_the_candidate_chose_one() -> No
 
     ours = _cuda_command(flags(["-O3"]), "/usr/bin/clang++-19")
     assert ours[:3] == ["nvcc", "-ccbin", "/usr/bin/clang++-19"]
-    assert ours[3:] == ["-O3", "-c", "cuda.cu", "-o", "cuda.cu.o", "--use_fast_math"]
+    # The host compiler's section flags, for the link policy's reading (builds/_reach.py).
+    assert ours[3:5] == ["-Xcompiler", "-ffunction-sections,-fdata-sections"]
+    assert ours[5:] == ["-O3", "-c", "cuda.cu", "-o", "cuda.cu.o", "--use_fast_math"]
     for chosen in (["-ccbin", "g++-12"], ["--compiler-bindir=/opt/gcc/bin"]):
         command = _cuda_command(flags(chosen), "/usr/bin/clang++-19")
         assert command.count("-ccbin") == chosen.count("-ccbin"), command

@@ -245,6 +245,19 @@ def test_reasons_are_capped_and_policies_checked() -> None:
         symbols.symbol_policy_findings([], "lenient", "cpu")
 
 
+def test_a_module_of_the_candidates_own_says_what_to_do_first() -> None:
+    # Its own PYBIND11_MODULE brings pybind11's CPython calls: the first reason says why
+    # and what instead, the listing follows.
+    rejected, _ = symbols.symbol_policy_findings(["PyErr_Occurred"], "strict", "cpu",
+                                                 defined=["PyInit_kt_own", "relu"])
+    assert rejected[0].startswith("link:own_python_module:PyInit_kt_own (")
+    assert "functions=[...]" in rejected[0]
+    assert rejected[1:] == ["link:forbidden_symbol:PyErr_Occurred",
+                            "link:forbidden_symbol:PyInit_kt_own"]
+    plain, _ = symbols.symbol_policy_findings(["PyErr_Occurred"], "strict", "cpu", ["relu"])
+    assert plain == ["link:forbidden_symbol:PyErr_Occurred"]
+
+
 # --- real objects -------------------------------------------------------------------------
 
 @needs_clang

@@ -45,7 +45,10 @@ from kerneltrials.verifier.builds._gcc_confirm import (
     gcc_pch_key,
     stock_rejects,
 )
+from kerneltrials.verifier.builds._reach import SECTION_FLAGS
 from kerneltrials.verifier.builds._stock_flags import StockFlags, stock_flags
+from kerneltrials.verifier.builds._symbols import STOCK_ROOT_PREFIX, STOCK_UNIT
+from kerneltrials.verifier.builds.cuda._fast import NVCC_SECTION_FLAGS
 from kerneltrials.verifier.protocol._build import BuildRequest, CompileError, CpuTimeExceeded
 
 LIB_DIR, PCH_DIR, BINDING_DIR = "lib", "pch", "binding"
@@ -88,16 +91,25 @@ def build_stock(request: BuildRequest, module_name: str, out_dir: Path) -> None:
         raise CompileError(f"build of {request.name!r} failed", log=str(error)) from error
 
 
+def _stock_roots(request: BuildRequest) -> list[str]:
+    """One exported pointer per function stock binds: the parent's link reading sets the
+    generated module aside as harness code (``_symbols.StockModule``), and these roots
+    reach each function's own code even where the compiler inlined it into the module."""
+    return [f'extern "C" void* const {STOCK_ROOT_PREFIX}{name} = '
+            f"reinterpret_cast<void*>(&{name});" for name, _ in request.functions]
+
+
 def _load_inline_arguments(request: BuildRequest, module_name: str,
                            out_dir: Path) -> dict[str, Any]:
     """The request as stock ``load_inline`` takes it, building into ``out_dir``."""
     return {
         "name": module_name,
-        "cpp_sources": list(request.cpp_sources),
+        "cpp_sources": [*request.cpp_sources, *_stock_roots(request)],
         "cuda_sources": list(request.cuda_sources) or None,
         "functions": dict(request.functions) or None,
-        "extra_cflags": list(request.extra_cflags) or None,
-        "extra_cuda_cflags": list(request.extra_cuda_cflags) or None,
+        # The section flags: layout only, so the parent's link policy reads what can run.
+        "extra_cflags": [*request.extra_cflags, *SECTION_FLAGS],
+        "extra_cuda_cflags": [*request.extra_cuda_cflags, *NVCC_SECTION_FLAGS],
         "extra_ldflags": list(request.extra_ldflags) or None,
         "extra_include_paths": list(request.extra_include_paths) or None,
         "build_directory": str(out_dir),
@@ -143,6 +155,17 @@ def _fast_or_stock(request: BuildRequest, module_name: str, out_dir: Path,
                                     reason.stderr or "")
         else:
             build_stock(request, module_name, lib)
+        _keep_stock_objects(lib, out_dir / OBJECTS_DIR)
+
+
+def _keep_stock_objects(lib: Path, destination: Path) -> None:
+    """The stock build's units for the parent's link policy: its ``main.o`` (the
+    candidate's code and the module stock generated beside it) as ``STOCK_UNIT``, its
+    CUDA object (the candidate's alone) under its own name."""
+    destination.mkdir(exist_ok=True)
+    for unit in sorted(lib.glob("*.o")):
+        name = STOCK_UNIT if unit.name == "main.o" else f"stock-{unit.name}"
+        shutil.copyfile(unit, destination / name)
 
 
 def write_stock_main(request: BuildRequest, module_name: str, out_dir: Path) -> Path:

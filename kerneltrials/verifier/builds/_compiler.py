@@ -48,7 +48,12 @@ from kerneltrials.verifier.builds._gcc_confirm import (
     gcc_pch_key,
 )
 from kerneltrials.verifier.builds._stock_flags import ensure_cuda_arch_list, resolve_with_cuda
-from kerneltrials.verifier.builds._symbols import LINK_RECORD, LINK_RECORD_VERSION, link_record
+from kerneltrials.verifier.builds._symbols import (
+    LINK_RECORD,
+    LINK_RECORD_VERSION,
+    StockModule,
+    link_record,
+)
 from kerneltrials.verifier.builds.cuda._fast import NVCC_SECTION_FLAGS
 from kerneltrials.verifier.protocol._build import BuildArtifact, BuildRequest, CompileError
 
@@ -198,7 +203,9 @@ def publish_outputs(plan: CompilePlan, out_dir: Path, store: BuildCache) -> None
     sources = sorted(p.name for p in lib.iterdir() if p.suffix in (".cpp", ".cu"))
     names = [library.name] + [name for name in sources if _regular(lib, [name])]
     # Read here, by the parent, from the job's outputs: the job is never asked what it linked.
-    (lib / LINK_RECORD).write_text(json.dumps(link_record(out_dir / OBJECTS_DIR)))
+    # Without functions= there is no generated module: the candidate's own is its code.
+    module = StockModule(init=f"PyInit_{plan.module_name}") if plan.request.functions else None
+    (lib / LINK_RECORD).write_text(json.dumps(link_record(out_dir / OBJECTS_DIR, module)))
     names.append(LINK_RECORD)
     store.build_locked(plan.key, _copier(lib, names))
 

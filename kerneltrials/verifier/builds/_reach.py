@@ -86,15 +86,19 @@ class Reach:
     unreached_definitions: frozenset[str]
 
 
-def reachable_imports(data: bytes) -> Reach | None:
-    """What the object's reachable sections import and which definitions lie outside them."""
+def reachable_imports(data: bytes, not_roots: frozenset[str] = frozenset()) -> Reach | None:
+    """What the object's reachable sections import and which definitions lie outside them.
+
+    ``not_roots``: global symbols whose sections are no roots (the init of a module the
+    harness generated into the unit: its code is the harness's).
+    """
     try:
-        return _reach(data)
+        return _reach(data, not_roots)
     except (struct.error, ValueError, IndexError):
         return None
 
 
-def _reach(data: bytes) -> Reach | None:
+def _reach(data: bytes, not_roots: frozenset[str]) -> Reach | None:
     sections = _sections(data)
     if sections is None:
         return None
@@ -120,7 +124,8 @@ def _reach(data: bytes) -> Reach | None:
             relocations.setdefault(s.info, []).extend(
                 struct.unpack_from("<Q", data, at + 8)[0] >> 32
                 for at in range(s.offset, s.offset + s.size, step))
-    exported = {shndx for _, shndx, _, bind in symbols if bind != _STB_LOCAL}
+    exported = {shndx for name, shndx, _, bind in symbols
+                if bind != _STB_LOCAL and name not in not_roots}
     roots = [index for index, s in enumerate(sections)
              if (s.flags & _SHF_ALLOC and index not in group_of and s.name not in _NO_ROOTS
                  and index in exported)

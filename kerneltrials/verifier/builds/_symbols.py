@@ -66,13 +66,36 @@ class LinkToolMissing(RuntimeError):
 
 
 #: Bumped when the stored record changes: part of every cache key.
-LINK_RECORD_VERSION = "3"  # 3: imports and C++ definitions only where code can run (_reach)
+LINK_RECORD_VERSION = "4"  # 4: stock builds read too (3: only where code can run, _reach)
 
 
-def link_record(objects_dir: Path) -> dict[str, Any]:
+#: The name a compile job gives the stock build's unit (the candidate's code and, with
+#: ``functions=``, the module stock ``load_inline`` generated beside it): ``StockModule``.
+STOCK_UNIT = "stock-main.o"
+
+
+#: Prefix of the pointers the compile job adds to a stock unit, one per bound function.
+STOCK_ROOT_PREFIX = "kt_link_root_"
+
+
+@dataclass(frozen=True)
+class StockModule:
+    """The Python module stock ``load_inline`` generates into the candidate's unit from
+    ``functions=``: its init (``PyInit_<module>``) is harness code, so it is no root and no
+    definition of the candidate's. What it binds stays reached: the compile job adds one
+    exported pointer per bound function (``STOCK_ROOT_PREFIX``), a root that reaches the
+    function's own code even where the compiler inlined it into the module, or where it is
+    ``static``. A candidate that writes its own ``PYBIND11_MODULE`` (no ``functions=``) has
+    no such module: its init is its own code, read like the rest."""
+
+    init: str
+
+
+def link_record(objects_dir: Path, stock_module: StockModule | None = None) -> dict[str, Any]:
     """The imports and global definitions of the candidate's own objects, read with the
-    toolchain's nm; ``read`` false when the build left none (the stock build compiles the
-    candidate and pybind11's module in one unit). Raises LinkToolMissing without an nm."""
+    toolchain's nm; ``read`` false when the build left none. ``stock_module``: what
+    stock generated into :data:`STOCK_UNIT`, if that unit is there. Raises
+    LinkToolMissing without an nm."""
     objects = sorted(p for p in objects_dir.iterdir() if p.is_file() and not p.is_symlink()) \
         if objects_dir.is_dir() else []
     if not objects:
@@ -81,7 +104,7 @@ def link_record(objects_dir: Path) -> dict[str, Any]:
         nm = find_nm()
     except RuntimeError as error:
         raise LinkToolMissing(str(error)) from error
-    symbols = object_symbols(objects, nm)
+    symbols = object_symbols(objects, nm, stock_module)
     return {"read": True, "imports": symbols.imports, "definitions": symbols.definitions}
 
 
@@ -365,7 +388,8 @@ def find_nm() -> str:
 _NM_LINE = re.compile(r"^(?:[0-9a-fA-F]+)?\s+([A-Za-z])\s(.+)$")
 
 
-def object_symbols(object_paths: list[Path], nm: str | None = None) -> ObjectSymbols:
+def object_symbols(object_paths: list[Path], nm: str | None = None,
+                   stock_module: StockModule | None = None) -> ObjectSymbols:
     """Imports and global definitions of ``object_paths``, demangled by ``nm -C``.
 
     An import counts only where code that can run refers to it (``_reach``: at ``-O0``
@@ -377,14 +401,18 @@ def object_symbols(object_paths: list[Path], nm: str | None = None) -> ObjectSym
     tool = nm or find_nm()
     undefined, defined = set(), set()
     for path in object_paths:
-        reachable = reachable_imports(path.read_bytes())
         # -p: symbol-table order, so the demangled and the raw listing pair line by line.
         demangled = _nm_symbols(tool, path, demangle=True)
         raw = _nm_symbols(tool, path, demangle=False)
+        module = stock_module if path.name == STOCK_UNIT else None
+        harness_init = frozenset([module.init]) if module is not None else frozenset()
+        reachable = reachable_imports(path.read_bytes(), harness_init)
         if len(raw) != len(demangled):
             reachable = None
         for index, (is_undefined, kind, symbol) in enumerate(demangled):
             name = raw[index][2] if reachable is not None else ""
+            if symbol in harness_init:
+                continue
             if is_undefined:
                 if reachable is None or name in reachable.imports:
                     undefined.add(symbol)
@@ -430,7 +458,12 @@ def symbol_policy_findings(symbols: list[str], policy: str, backend: str,
         elif kind is not Kind.ALLOWED:
             rejected.append(symbol)
     rejected += [s for s in defined or [] if classify(s, backend) is Kind.FORBIDDEN]
-    return (_capped("link:forbidden_symbol", rejected),
+    # A module init of the candidate's own (its own PYBIND11_MODULE) brings pybind11's
+    # CPython calls with it: say what to do instead before listing them.
+    hint = [f"link:own_python_module:{init[:100]} (the candidate defines its own Python "
+            "module; pass functions=[...] to load_inline and the harness binds them)"
+            for init in [s for s in defined or [] if s.startswith("PyInit_")][:1]]
+    return (hint + _capped("link:forbidden_symbol", rejected),
             _capped("note:link:library_compute", noted))
 
 
