@@ -158,8 +158,8 @@ def _request_times(session: Session, side: Side, config: ShapeConfig, n_calls: i
         if reads is not None:
             _judge_read_outputs(session, reads, config, reply, drawn, expected)
     if spot:
-        # A spot-checked call ran with the compute recorder on and its outputs were saved
-        # inside the window: no time of that batch is a sample.
+        # A spot-checked batch saved its outputs inside the window: no time of it is a
+        # sample (its calls ran as every other, see worker/_guards.WatchedCalls).
         return []
     side.untimed_per_call.append((outer_s * 1000 - sum(times)) / n_calls)
     side.inside_per_call.append(sum(times) / n_calls)
