@@ -47,3 +47,10 @@ def a_cuda_request() -> BuildRequest:
 def has_nvcc() -> bool:
     home = os.environ.get("CUDA_HOME", "/usr/local/cuda-13.0")
     return Path(home, "bin", "nvcc").is_file() or shutil.which("nvcc") is not None
+
+
+def torch_builds_cuda() -> bool:
+    """Whether this torch can link CUDA extensions (a CPU-only build cannot)."""
+    import torch
+
+    return torch.version.cuda is not None

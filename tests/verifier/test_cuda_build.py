@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import os
-import shutil
 import uuid
-from pathlib import Path
 
 import pytest
 
 import kerneltrials
 from kerneltrials.verifier import QUICK_TIMING, CheckOptions, Status
-
-CUDA_HOME = Path(os.environ.get("CUDA_HOME", "/usr/local/cuda-13.0"))
+from tests.verifier._build_fixtures import has_nvcc, torch_builds_cuda
 
 CUDA_CANDIDATE = r'''
 import torch
@@ -44,17 +40,11 @@ class ModelNew(nn.Module):
 '''
 
 
-def _cuda_build_of_torch() -> bool:
-    import torch
-
-    return torch.version.cuda is not None
-
-
 @pytest.mark.slow
 @pytest.mark.timeout(900)
-@pytest.mark.skipif(not (CUDA_HOME / "bin" / "nvcc").exists() and shutil.which("nvcc") is None,
+@pytest.mark.skipif(not has_nvcc(),
                     reason="nvcc not found: set CUDA_HOME to a CUDA toolkit to compile CUDA candidates")
-@pytest.mark.skipif(not _cuda_build_of_torch(), reason="torch is a CPU-only build: it cannot link CUDA extensions")
+@pytest.mark.skipif(not torch_builds_cuda(), reason="torch is a CPU-only build: it cannot link CUDA extensions")
 def test_cuda_candidate_compiles_and_is_not_run_without_a_gpu() -> None:
     import torch
 

@@ -16,31 +16,20 @@ scan of its text sees the name: what rejects it is the import in its object code
 from __future__ import annotations
 
 import os
-import shutil
 import uuid
-from pathlib import Path
 
 import pytest
 
 import kerneltrials
 from kerneltrials.verifier import QUICK_TIMING, CheckOptions, Status, Verdict
 from tests.gpu import sources
-
-CUDA_HOME = Path(os.environ.get("CUDA_HOME", "/usr/local/cuda-13.0"))
-
-
-def _cuda_build_of_torch() -> bool:
-    import torch
-
-    return torch.version.cuda is not None
-
+from tests.verifier._build_fixtures import has_nvcc, torch_builds_cuda
 
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.timeout(900),
-    pytest.mark.skipif(not (CUDA_HOME / "bin" / "nvcc").exists() and shutil.which("nvcc") is None,
-                       reason="nvcc not found: set CUDA_HOME to a CUDA toolkit"),
-    pytest.mark.skipif(not _cuda_build_of_torch(),
+    pytest.mark.skipif(not has_nvcc(), reason="nvcc not found: set CUDA_HOME to a CUDA toolkit"),
+    pytest.mark.skipif(not torch_builds_cuda(),
                        reason="torch is a CPU-only build: it cannot link CUDA extensions"),
 ]
 
