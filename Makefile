@@ -20,9 +20,10 @@ $(STAMP): pyproject.toml
 venv: $(STAMP)
 
 # The package's bytecode, written once here: where PYTHONDONTWRITEBYTECODE is set (it was
-# on the machine this was measured on) or the package is read-only to the job (every sandboxed worker), each process
-# would otherwise compile the modules it imports from source, every time (~0.5 s of CPU
-# per harness process). Only stale files are rewritten; a stale one is never used.
+# on the machine this was measured on) or the package is read-only to the job (every
+# sandboxed worker), each process would otherwise compile the modules it imports from
+# source, every time (~0.5 s of CPU per harness process). Only stale files are rewritten;
+# a stale one is never used.
 bytecode: $(STAMP)
 	@$(BIN)/python -m compileall -q -j 0 kerneltrials
 

@@ -10,7 +10,7 @@ import types
 import pytest
 import torch
 
-from kerneltrials.verifier.worker._guards import ComputeRecorder, KernelTracker
+from kerneltrials.verifier.worker._guards import ComputeRecorder, KernelTracker, WatchedCalls
 from kerneltrials.verifier.worker._integrity import (
     ThreadWatch,
     integrity_changes,
@@ -147,3 +147,22 @@ def test_the_reference_recorder_records_as_the_candidates_does() -> None:
         with recorder:
             torch.ones(3).add(1).relu().view(3, 1)
         assert recorder.ops == {"aten.add", "aten.relu"}
+
+
+def test_one_watch_records_every_call_and_reports_a_call_that_popped_it() -> None:
+    from torch.utils._python_dispatch import _get_current_dispatch_mode_stack, _pop_mode
+
+    watch = WatchedCalls()
+    with watch.call():
+        torch.ones(2).relu()
+    with watch.call():
+        torch.ones(2).sigmoid()
+    assert watch.recorder.ops == {"aten.relu", "aten.sigmoid"} and watch.findings() == []
+    with watch.call():
+        assert _pop_mode() is watch.recorder  # what a candidate popping the guard does
+    assert watch.findings() == ["integrity:dispatch_guard_removed"]
+    assert not _get_current_dispatch_mode_stack()  # nothing else was popped in its place
+    with watch.call():  # the next call is watched again, and the finding stays
+        torch.ones(2).tanh()
+    assert "aten.tanh" in watch.recorder.ops and watch.findings()
+

@@ -86,10 +86,18 @@ class WatchedCalls:
 
     @contextmanager
     def call(self) -> Iterator[None]:
-        with self.recorder:
+        self.recorder.__enter__()
+        try:
             yield
-            if not self.recorder.is_active():
+        finally:
+            if self.recorder.is_active():
+                self.recorder.__exit__(None, None, None)
+            else:  # the call popped it: nothing of ours is left to pop
                 self.guard_removed = True
+
+    def findings(self) -> list[str]:
+        """What the parent must hear about the recorder over the calls watched so far."""
+        return ["integrity:dispatch_guard_removed"] if self.guard_removed else []
 
 
 class ReferenceRecorder(ComputeRecorder):

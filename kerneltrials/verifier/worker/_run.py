@@ -133,8 +133,7 @@ def guarded_call(state: WorkerState, config: ConfigState, inputs: list[Any], rep
                               format_exc()) from error
         state.ops.synchronize()
         elapsed_ns = max(1, _now_ns() - started)
-    if watch.guard_removed:
-        report.add_integrity(["integrity:dispatch_guard_removed"])
+    report.add_integrity(watch.findings())
     report.add_integrity(integrity_changes(state.integrity, integrity_snapshot(state.handlers)))
     report.add_integrity(threads.check())
     report.kernel_calls.append(len(tracker.names))
@@ -242,8 +241,7 @@ def _candidate_timing_report(state: WorkerState, times_ms: list[float],
                              request: wire.Time) -> wire.Timed:
     assert state.tracker is not None and state.threads is not None
     report = Observations()
-    if watch.guard_removed:
-        report.add_integrity(["integrity:dispatch_guard_removed"])
+    report.add_integrity(watch.findings())
     report.add_integrity(integrity_changes(state.integrity, integrity_snapshot(state.handlers)))
     report.add_integrity(state.threads.check())
     spots = [wire.Spot(index=index, structure=describe_output(output, state.device))
