@@ -31,18 +31,18 @@ bytecode: $(STAMP)
 system-packages:
 	@bash scripts/install-system-packages.sh
 
-# Most of the suite runs on TEST_WORKERS pytest workers (pytest-xdist). The tests that
-# talk to the container engine run among them, one at a time on one worker (their xdist
-# group, tests/conftest.py): the engine starts once and is never shared by two tests, and
-# its start-up and container waits overlap the other worker's checks. Tests that watch
-# process counts or timings, or share one Ray instance, run after it, alone.
+# The task tests (validation of all 250 tasks, the reference-solution sweep) are
+# independent checks that share nothing but the build cache: two at a time. The rest runs
+# one test at a time (sandbox and scheduler tests watch process counts and timings).
+# Most of the suite runs on TEST_WORKERS pytest workers (pytest-xdist); tests that watch
+# process counts or timings, or share one engine or Ray instance, run after it, alone.
 # Each phase leaves its per-test times in test-results/ (scripts/test_times.py sums them).
 TEST_WORKERS ?= 2
-PARALLEL_SAFE = not alone and not ray
+PARALLEL_SAFE = not alone and not docker and not ray
 
 test: venv bytecode system-packages
 	@df -h "$${TMPDIR:-/tmp}" | tail -1 | awk '{print "scratch space for the checks: " $$4 " free of " $$2 " on " $$6}'
-	$(BIN)/python -m pytest -q -p no:cacheprovider --durations=30 -n $(TEST_WORKERS) --dist loadgroup -m "$(PARALLEL_SAFE)" --junitxml=test-results/parallel.xml
+	$(BIN)/python -m pytest -q -p no:cacheprovider --durations=30 -n $(TEST_WORKERS) -m "$(PARALLEL_SAFE)" --junitxml=test-results/parallel.xml
 	$(BIN)/python -m pytest -q -p no:cacheprovider --durations=15 -m "not ($(PARALLEL_SAFE))" --junitxml=test-results/alone.xml
 
 test-fast: venv bytecode

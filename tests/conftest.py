@@ -25,15 +25,3 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 @pytest.fixture(scope="session")
 def repo_root() -> Path:
     return REPO_ROOT
-
-
-#: The xdist group of every test that talks to the container engine: `make test` runs
-#: them beside the rest of the suite (``--dist loadgroup``), one at a time on one pytest
-#: worker, so the engine is started once and no two of them share it at once.
-ENGINE_GROUP = "container-engine"
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    for item in items:
-        if item.get_closest_marker("docker") is not None:
-            item.add_marker(pytest.mark.xdist_group(ENGINE_GROUP))
