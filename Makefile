@@ -31,9 +31,6 @@ bytecode: $(STAMP)
 system-packages:
 	@bash scripts/install-system-packages.sh
 
-# The task tests (validation of all 250 tasks, the reference-solution sweep) are
-# independent checks that share nothing but the build cache: two at a time. The rest runs
-# one test at a time (sandbox and scheduler tests watch process counts and timings).
 # Most of the suite runs on TEST_WORKERS pytest workers (pytest-xdist); tests that watch
 # process counts or timings, or share one engine or Ray instance, run after it, alone.
 # Each phase leaves its per-test times in test-results/ (scripts/test_times.py sums them).
