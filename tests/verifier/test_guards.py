@@ -166,3 +166,27 @@ def test_one_watch_records_every_call_and_reports_a_call_that_popped_it() -> Non
         torch.ones(2).tanh()
     assert "aten.tanh" in watch.recorder.ops and watch.findings()
 
+
+
+def test_a_mode_left_above_the_recorder_is_reported_and_not_popped_in_its_place() -> None:
+    from torch.utils._python_dispatch import (
+        TorchDispatchMode,
+        _get_current_dispatch_mode_stack,
+        _pop_mode,
+    )
+
+    class Hider(TorchDispatchMode):  # sees every op before the recorder does
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
+            return func(*args, **(kwargs or {}))
+
+    watch = WatchedCalls()
+    hider = Hider()
+    with watch.call():
+        hider.__enter__()  # what a candidate pushing its own mode and leaving it does
+    try:
+        assert watch.findings() == ["integrity:dispatch_guard_removed"]
+        # the old exit popped the top of the stack, the candidate's mode, and said nothing
+        assert _get_current_dispatch_mode_stack() == [watch.recorder, hider]
+    finally:
+        while _get_current_dispatch_mode_stack():
+            _pop_mode()

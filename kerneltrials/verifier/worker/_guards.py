@@ -90,9 +90,10 @@ class WatchedCalls:
         try:
             yield
         finally:
-            if self.recorder.is_active():
+            stack = _get_current_dispatch_mode_stack()
+            if stack and stack[-1] is self.recorder:
                 self.recorder.__exit__(None, None, None)
-            else:  # the call popped it: nothing of ours is left to pop
+            else:  # popped, or a mode left above it that saw the ops first: not ours to pop
                 self.guard_removed = True
 
     def findings(self) -> list[str]:
