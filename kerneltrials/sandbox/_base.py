@@ -55,6 +55,9 @@ class JobSpec:
     limits: SandboxLimits = field(default_factory=SandboxLimits)
     gpu_index: int | None = None  # one device, by index, when the job needs one
     label: str = "job"  # for logs and error messages
+    #: The module ``argv`` runs (``python -m MODULE args``), where a backend may start the
+    #: job from a process that imported it already (the process backend's zygote).
+    preload: str | None = None
 
 
 @dataclass(frozen=True)

@@ -18,11 +18,14 @@ from kerneltrials.sandbox._base import ExitInfo, JobSpec, SandboxedProcess
 from kerneltrials.sandbox._cgroups import JobCgroup
 from kerneltrials.sandbox._env import is_secret_name, redact, trim
 from kerneltrials.sandbox._freezer import Freezer
+from kerneltrials.sandbox._zygote import ForkedJob
 
 #: Bytes of each captured stream read back (head and tail); the rest is never loaded.
 _CAPTURE_EDGE_BYTES = 64 * 1024
 #: How often a job with a CPU-time limit has its cgroup account read while it runs.
 _CPU_POLL_S = 0.25
+#: How long a killed forked job's intermediate may take to report the job's end.
+_FORKED_EXIT_WAIT_S = 10.0
 
 
 def sanitize_job_env(env: dict[str, str], scratch_dir: Path) -> dict[str, str]:
@@ -132,14 +135,24 @@ class ProcessJob(SandboxedProcess):
         except (ProcessLookupError, PermissionError):
             pass
 
+    def _main_ended(self, timeout_s: float) -> bool:
+        """Has the job's main process ended (waiting up to ``timeout_s``)?"""
+        try:
+            self.popen.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            return False
+        return True
+
+    def _main_exit(self) -> tuple[int | None, int | None]:
+        """(returncode, signal) of the main process, once everything was killed."""
+        return signal_from_returncode(self.popen.wait(), wrapped=self.isolation["level"] != "none")
+
     def _finish(self, timed_out: bool = False) -> ExitInfo:
         if self._exit is not None:
             return self._exit
         # Grandchildren may outlive the main process: they die with the job, always.
         self._kill_everything()
-        returncode, signal_number = signal_from_returncode(
-            self.popen.wait(), wrapped=self.isolation["level"] != "none"
-        )
+        returncode, signal_number = self._main_exit()
         memory_hit = pids_hit = False
         cpu_time_s = None
         if self._cgroup is not None:
@@ -179,11 +192,8 @@ class ProcessJob(SandboxedProcess):
         polled = self.job.limits.cpu_time_s is not None and self.cpu_time_s() is not None
         while True:
             step = end - time.monotonic()
-            try:
-                self.popen.wait(timeout=max(min(step, _CPU_POLL_S) if polled else step, 0.0))
+            if self._main_ended(max(min(step, _CPU_POLL_S) if polled else step, 0.0)):
                 return self._finish()
-            except subprocess.TimeoutExpired:
-                pass
             if polled and self._is_over_cpu_limit():
                 return self.kill("cpu limit")
             if self.seconds_left() <= 0:
@@ -197,3 +207,37 @@ class ProcessJob(SandboxedProcess):
 
     def stop_now(self) -> None:
         self._kill_everything()  # SIGKILL reaches frozen tasks too
+
+
+class ForkedProcessJob(ProcessJob):
+    """A ``process`` job a zygote forked into the sandbox around a holder (``popen``).
+
+    The job's main process is the fork, not the holder: its end comes from the zygote's
+    status pipe (``_zygote.ForkedJob``), which only the trusted intermediate writes.
+    """
+
+    def __init__(self, popen: subprocess.Popen[bytes], channel: socket.socket, job: JobSpec,
+                 log_dir: Path, cgroup: JobCgroup | None, isolation: dict[str, Any],
+                 freezer: Freezer | None, channel_peer_inode: int | None,
+                 forked: ForkedJob) -> None:
+        super().__init__(popen, channel, job, log_dir, cgroup, isolation, freezer,
+                         channel_peer_inode)
+        self._forked = forked
+        self._forked_exit: tuple[int | None, int | None] | None = None
+
+    def _main_pid(self) -> int | None:
+        return self._forked.pid if self._exit is None else None
+
+    def _main_ended(self, timeout_s: float) -> bool:
+        if self._forked_exit is None:
+            self._forked_exit = self._forked.exit_status(timeout_s)
+        return self._forked_exit is not None
+
+    def _main_exit(self) -> tuple[int | None, int | None]:
+        if self._forked_exit is None:
+            # Everything in the job was killed: the intermediate reports at once.
+            self._forked_exit = (self._forked.exit_status(_FORKED_EXIT_WAIT_S)
+                                 or (None, int(signal.SIGKILL)))
+        self._forked.close()
+        self.popen.wait()  # the holder, killed with the job
+        return self._forked_exit

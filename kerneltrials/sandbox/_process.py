@@ -11,9 +11,14 @@ trimmed and redacted output. See docs/design/sandbox.md.
 
 from __future__ import annotations
 
+import dataclasses
+import os
 import resource
+import shutil
 import socket
 import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +33,7 @@ from kerneltrials.sandbox._base import (
 from kerneltrials.sandbox._cgroups import JobCgroup, create_job_cgroup
 from kerneltrials.sandbox._channel import CHANNEL_ENV
 from kerneltrials.sandbox._freezer import Freezer, SigstopFreezer
-from kerneltrials.sandbox._job import ProcessJob, sanitize_job_env
+from kerneltrials.sandbox._job import ForkedProcessJob, ProcessJob, sanitize_job_env
 from kerneltrials.sandbox._live import track
 from kerneltrials.sandbox._namespaces import level_command, probe_level, resolve_isolation_level
 from kerneltrials.sandbox._privilege import (
@@ -40,6 +45,18 @@ from kerneltrials.sandbox._privilege import (
 from kerneltrials.sandbox._procfs import socket_inode
 from kerneltrials.sandbox._registry import register_sandbox
 from kerneltrials.sandbox._view import view_report
+from kerneltrials.sandbox._zygote import (
+    ForkRequest,
+    Zygote,
+    ZygoteError,
+    zygote_enabled,
+    zygote_for,
+)
+from kerneltrials.sandbox._zygote_join import start_time
+from kerneltrials.sandbox._zygote_server import JOB_CHANNEL_FD
+
+#: How long bwrap may take to run the holder a zygote's job joins.
+HOLDER_START_TIMEOUT_S = 30.0
 
 
 def _apply_rlimits(limits: SandboxLimits) -> None:
@@ -51,6 +68,45 @@ def _apply_rlimits(limits: SandboxLimits) -> None:
     if limits.max_open_files is not None:
         count = limits.max_open_files
         resource.setrlimit(resource.RLIMIT_NOFILE, (count, count))
+
+
+def _rlimit_list(limits: SandboxLimits) -> list[tuple[int, int, int]]:
+    """The limits ``_apply_rlimits`` sets, for a job the zygote forks."""
+    items = []
+    if limits.cpu_time_s is not None:
+        items.append((resource.RLIMIT_CPU, limits.cpu_time_s, limits.cpu_time_s + 5))
+    if limits.max_file_size_bytes is not None:
+        size = limits.max_file_size_bytes
+        items.append((resource.RLIMIT_FSIZE, size, size))
+    if limits.max_open_files is not None:
+        items.append((resource.RLIMIT_NOFILE, limits.max_open_files, limits.max_open_files))
+    return items
+
+
+def _holder_program() -> str:
+    """The holder bwrap runs in place of the job: ``sleep`` (coreutils), resolved."""
+    found = shutil.which("sleep")
+    if found is None:
+        raise SandboxStartError("sleep not found: install the Debian package coreutils")
+    return os.path.realpath(found)
+
+
+def _find_holder(cgroup: JobCgroup, popen: subprocess.Popen[bytes],
+                 program: str) -> tuple[int, int]:
+    """The holder's host pid and start time, once it runs ``program`` (bwrap, then
+    setpriv, exec it). No job code has run yet: every member of the cgroup is ours."""
+    deadline = time.monotonic() + HOLDER_START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        for pid in sorted(cgroup.member_pids()):
+            try:
+                if os.readlink(f"/proc/{pid}/exe") == program:
+                    return pid, start_time(pid)
+            except OSError:
+                continue
+        if popen.poll() is not None:
+            raise OSError(f"the sandbox ended before its holder ran (status {popen.returncode})")
+        time.sleep(0.002)
+    raise OSError(f"the sandbox's holder did not start within {HOLDER_START_TIMEOUT_S:.0f} s")
 
 
 @register_sandbox("process")
@@ -122,9 +178,16 @@ class ProcessSandbox(Sandbox):
         peer_inode = socket_inode(child_end.fileno())
         log_dir = make_scratch_dir("logs")
         env = sanitize_job_env(job.env, job.scratch_dir)
+        zygote = self._zygote(job, env, cgroup)
+        if zygote is not None and cgroup is not None:
+            try:
+                return self._start_forked(job, zygote, env, log_dir, cgroup, isolation, freezer,
+                                          parent_end, child_end, peer_inode)
+            finally:
+                child_end.close()
         env[CHANNEL_ENV] = f"fd:{child_end.fileno()}"
         try:
-            popen = self._spawn(job, env, log_dir, child_end, cgroup)
+            popen = self._spawn(job, env, log_dir, (child_end.fileno(),), cgroup)
         except (OSError, subprocess.SubprocessError) as error:
             parent_end.close()
             if cgroup is not None:
@@ -134,6 +197,60 @@ class ProcessSandbox(Sandbox):
             child_end.close()
         return track(ProcessJob(popen, parent_end, job, log_dir, cgroup, isolation, freezer,
                                 peer_inode))
+
+    def _zygote(self, job: JobSpec, env: dict[str, str], cgroup: JobCgroup | None) -> Zygote | None:
+        """The zygote that may fork this job: only a ``python -m`` job of a preloadable
+        module, behind bwrap, with a job cgroup, from a root harness (joining another
+        process's namespaces needs CAP_SYS_ADMIN)."""
+        module = job.preload
+        if (module is None or self.level != "bwrap" or cgroup is None or not self.user.drops
+                or not zygote_enabled() or job.argv[:3] != [sys.executable, "-m", module]
+                or job.gpu_index is not None):
+            return None
+        return zygote_for(module, env)
+
+    def _start_forked(self, job: JobSpec, zygote: Zygote, env: dict[str, str], log_dir: Path,
+                      cgroup: JobCgroup, isolation: dict[str, Any], freezer: Freezer | None,
+                      parent_end: socket.socket, child_end: socket.socket,
+                      peer_inode: int | None) -> SandboxedProcess:
+        """bwrap builds the job's sandbox around a holder; the zygote forks the job into it."""
+        holder = dataclasses.replace(job, argv=[_holder_program(), "infinity"])
+        try:
+            popen = self._spawn(holder, env, log_dir, (), cgroup)
+        except (OSError, subprocess.SubprocessError) as error:
+            parent_end.close()
+            cgroup.remove()
+            raise SandboxStartError(f"cannot start {job.label}: {error}") from None
+        cgroup_fds: list[int] = []
+        outputs: list[int] = []
+        try:
+            holder_pid, holder_start = _find_holder(cgroup, popen, holder.argv[0])
+            for directory in set(cgroup.dirs.values()):
+                cgroup_fds.append(os.open(directory / "cgroup.procs", os.O_WRONLY))
+            for name in ("stdout", "stderr"):
+                outputs.append(os.open(log_dir / name, os.O_WRONLY | os.O_APPEND))
+            request = ForkRequest(
+                holder_pid=holder_pid, holder_start=holder_start, cwd=job.scratch_dir, uid=self.user.uid,
+                gid=self.user.gid, drops=self.user.drops, rlimits=_rlimit_list(job.limits),
+                # bwrap's --chdir sets PWD; the fork's environment says the same.
+                env={**env, "PWD": str(job.scratch_dir), CHANNEL_ENV: f"fd:{JOB_CHANNEL_FD}"},
+                args=job.argv[3:])
+            forked = zygote.fork(request, child_end.fileno(), outputs[0], outputs[1], cgroup_fds)
+        except (ZygoteError, OSError) as error:
+            cgroup.kill_all()
+            popen.wait()
+            cgroup.remove()
+            parent_end.close()
+            for name in ("stdout", "stderr"):
+                (log_dir / name).unlink(missing_ok=True)
+            log_dir.rmdir()
+            raise SandboxStartError(f"cannot start {job.label} from the zygote: {error}") from None
+        finally:
+            for fd in cgroup_fds + outputs:
+                os.close(fd)
+        isolation["started_by"] = "zygote"
+        return track(ForkedProcessJob(popen, parent_end, job, log_dir, cgroup, isolation,
+                                      freezer, peer_inode, forked))
 
     def _check_can_start(self, job: JobSpec) -> None:
         """A job that could not start unprivileged is the harness's failure, said early."""
@@ -184,7 +301,7 @@ class ProcessSandbox(Sandbox):
         job: JobSpec,
         env: dict[str, str],
         log_dir: Path,
-        child_end: socket.socket,
+        pass_fds: tuple[int, ...],
         cgroup: JobCgroup | None,
     ) -> subprocess.Popen[bytes]:
         argv = [*self.command_prefix(job), *job.argv]
@@ -202,7 +319,7 @@ class ProcessSandbox(Sandbox):
                 stdin=subprocess.DEVNULL,
                 stdout=out,
                 stderr=err,
-                pass_fds=(child_end.fileno(),),
+                pass_fds=pass_fds,
                 start_new_session=True,
                 preexec_fn=before_exec,
             )

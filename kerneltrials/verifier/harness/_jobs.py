@@ -98,12 +98,19 @@ REST_CPU_SLACK_S = 0.02
 FREEZE_TIMEOUT_S = 10.0
 
 
+#: The module every run worker is (``python -m``), which a sandbox may preload.
+WORKER_MODULE = "kerneltrials.verifier.worker"
+#: The roles started once or twice per check: a zygote pays their imports once per
+#: process (the collect and compile jobs run only on a build-cache miss).
+PRELOADED_ROLES = ("reference", "candidate")
+
+
 def worker_argv(role: str) -> list[str]:
     """The compile job runs the build side's entry point; every other role the worker
     that hosts candidate or reference code (it never imports the build machinery)."""
     if role == "compile":
         return [sys.executable, "-m", "kerneltrials.verifier.builds.compile_worker"]
-    return [sys.executable, "-m", "kerneltrials.verifier.worker", role]
+    return [sys.executable, "-m", WORKER_MODULE, role]
 
 
 class WorkerJob:
@@ -117,7 +124,8 @@ class WorkerJob:
         scratch = job_dir / f"scratch-{role}"
         env = build_job_env({"PYTHONDONTWRITEBYTECODE": "1", **(extra_env or {})})
         spec = JobSpec(argv=worker_argv(role), env=env, scratch_dir=scratch, mounts=mounts,
-                       limits=limits, gpu_index=gpu_index, label=f"{role} worker")
+                       limits=limits, gpu_index=gpu_index, label=f"{role} worker",
+                       preload=WORKER_MODULE if role in PRELOADED_ROLES else None)
         self.process = sandbox.start(spec)
         self.exit_info: ExitInfo | None = None
         self._ready = False  # the worker answered hello (its imports are done)

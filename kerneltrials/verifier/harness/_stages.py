@@ -142,8 +142,9 @@ def install_stage(session: Session, items: list[BuiltArtifact]) -> None:
 def launch_workers(session: Session) -> tuple[WorkerJob, WorkerJob]:
     """Start the reference worker (it never sees the candidate) and the candidate worker.
 
-    Started before the build, their Python and torch imports overlap the compiler; the
-    build's duration is then given back to their wall clocks (:func:`load_workers`).
+    Started once the build is done (a compile error answers without them); in the
+    ``process`` sandbox a zygote forks both with torch already imported. Time they wait
+    on the harness is given back to their wall clocks (:func:`load_workers`).
     """
     try:
         reference = session.start_worker("reference", session.options.run_timeout_s * 2)

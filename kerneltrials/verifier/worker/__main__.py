@@ -37,6 +37,13 @@ def main(argv: list[str] | None = None) -> None:
     serve(WorkerState(role=role, handlers=HANDLERS), HANDLERS, lambda: _start(role))
 
 
+def prefork() -> None:
+    """What a zygote runs once before it forks workers (kerneltrials.sandbox._zygote):
+    the candidate's warm-up, a superset of the reference's. Each worker still runs its
+    own warm-up, which then finds everything loaded."""
+    warm_up("candidate")
+
+
 def _start(role: str) -> None:
     """Warm up with the collector still off, then hand it back for the requests."""
     warm_up(role)
