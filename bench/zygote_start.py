@@ -2,7 +2,7 @@
 
 Every check starts a reference and a candidate worker in the ``process`` sandbox (bwrap).
 Exec'd, each imports torch and warms up; forked by a zygote (``kerneltrials.sandbox.
-_zygote``), each finds both done. This prints, for the two workers started at once as a
+zygote``), each finds both done. This prints, for the two workers started at once as a
 check starts them: the wall time until both answered hello and the CPU their jobs used
 (from the jobs' cgroups); then the wall time of one whole check (L1/relu's reference
 solution, the reference-solution sweep's timing, a build-cache hit) and the CPU the whole
@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 import kerneltrials  # noqa: E402
 from kerneltrials.sandbox import SandboxLimits  # noqa: E402
 from kerneltrials.sandbox._process import ProcessSandbox  # noqa: E402
-from kerneltrials.sandbox._zygote import ZYGOTE_ENV, zygote_for  # noqa: E402
+from kerneltrials.sandbox.zygote import ZYGOTE_ENV, zygote_for  # noqa: E402
 from kerneltrials.verifier import CheckOptions, TimingOptions  # noqa: E402
 from kerneltrials.verifier import protocol as wire  # noqa: E402
 from kerneltrials.verifier.harness._jobs import WorkerJob  # noqa: E402

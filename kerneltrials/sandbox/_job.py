@@ -18,7 +18,7 @@ from kerneltrials.sandbox._base import ExitInfo, JobSpec, SandboxedProcess
 from kerneltrials.sandbox._cgroups import JobCgroup
 from kerneltrials.sandbox._env import is_secret_name, redact, trim
 from kerneltrials.sandbox._freezer import Freezer
-from kerneltrials.sandbox._zygote import ForkedJob
+from kerneltrials.sandbox.zygote import ForkedJob
 
 #: Bytes of each captured stream read back (head and tail); the rest is never loaded.
 _CAPTURE_EDGE_BYTES = 64 * 1024
@@ -213,7 +213,7 @@ class ForkedProcessJob(ProcessJob):
     """A ``process`` job a zygote forked into the sandbox around a holder (``popen``).
 
     The job's main process is the fork, not the holder: its end comes from the zygote's
-    status pipe (``_zygote.ForkedJob``), which only the trusted intermediate writes.
+    status pipe (``zygote.ForkedJob``), which only the trusted intermediate writes.
     """
 
     def __init__(self, popen: subprocess.Popen[bytes], channel: socket.socket, job: JobSpec,

@@ -45,15 +45,15 @@ from kerneltrials.sandbox._privilege import (
 from kerneltrials.sandbox._procfs import socket_inode
 from kerneltrials.sandbox._registry import register_sandbox
 from kerneltrials.sandbox._view import view_report
-from kerneltrials.sandbox._zygote import (
+from kerneltrials.sandbox.zygote import (
+    JOB_CHANNEL_FD,
     ForkRequest,
     Zygote,
     ZygoteError,
+    start_time,
     zygote_enabled,
     zygote_for,
 )
-from kerneltrials.sandbox._zygote_join import start_time
-from kerneltrials.sandbox._zygote_server import JOB_CHANNEL_FD
 
 #: How long bwrap may take to run the holder a zygote's job joins.
 HOLDER_START_TIMEOUT_S = 30.0

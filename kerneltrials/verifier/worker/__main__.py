@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def prefork() -> None:
-    """What a zygote runs once before it forks workers (kerneltrials.sandbox._zygote):
+    """What a zygote runs once before it forks workers (kerneltrials.sandbox.zygote):
     the candidate's warm-up, a superset of the reference's. Each worker still runs its
     own warm-up, which then finds everything loaded."""
     warm_up("candidate")

@@ -3,7 +3,7 @@
 Every check starts two workers, and each used to pay ``import torch`` (about 2 s of CPU
 here) and its warm-up. A zygote pays them once per harness process: it is a trusted
 process (harness code and torch only, never a job's input) that forks each job into the
-sandbox bwrap built for it (``_zygote_server``, ``_zygote_join``). What a zygote must
+sandbox bwrap built for it (``__main__``, ``_join``). What a zygote must
 settle and how it does is in docs/design/sandbox.md ("Starting a worker").
 
 A zygote is keyed by everything native libraries read when they load: the module and
@@ -120,7 +120,7 @@ class Zygote:
         environment.pop(CHANNEL_ENV, None)
         with open(home / "stderr", "wb") as err:
             self._process = subprocess.Popen(
-                [sys.executable, "-m", "kerneltrials.sandbox._zygote_server", module,
+                [sys.executable, "-m", "kerneltrials.sandbox.zygote", module,
                  str(theirs.fileno())],
                 env=environment, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                 stderr=err, pass_fds=(theirs.fileno(),), start_new_session=True)

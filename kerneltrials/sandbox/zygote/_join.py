@@ -33,6 +33,10 @@ _PR_CAP_AMBIENT_CLEAR_ALL = 4
 _CAPABILITY_FIELDS = ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb")
 
 
+#: Where the job finds its channel (the ``fd:N`` its environment names).
+JOB_CHANNEL_FD = 3
+
+
 class JoinError(Exception):
     """The fork could not become the job; it must not run the job's code."""
 

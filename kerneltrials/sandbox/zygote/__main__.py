@@ -1,9 +1,9 @@
-"""The zygote process: ``python -m kerneltrials.sandbox._zygote_server MODULE``.
+"""The zygote process: ``python -m kerneltrials.sandbox.zygote MODULE FD``.
 
 Started by the harness (root, outside any sandbox) with a job environment; it imports
 ``MODULE`` once (torch with it), runs the module's ``prefork()`` if it has one, and then
 for each request on its control socket forks a job into a sandbox bwrap built around a
-holder process (``_zygote_join``). Each job runs ``MODULE.main(args)``, as
+holder process (``_join``). Each job runs ``MODULE.main(args)``, as
 ``python -m MODULE args`` would, without paying for the imports again.
 
 Per request the zygote forks an *intermediate*, which joins the holder's PID namespace
@@ -26,7 +26,8 @@ import sys
 import traceback
 from typing import Any
 
-from kerneltrials.sandbox._zygote_join import (
+from kerneltrials.sandbox.zygote._join import (
+    JOB_CHANNEL_FD,
     JoinError,
     JoinPlan,
     become_job,
@@ -34,8 +35,6 @@ from kerneltrials.sandbox._zygote_join import (
     open_namespaces,
 )
 
-#: Where the job finds its channel (the ``fd:N`` its environment names).
-JOB_CHANNEL_FD = 3
 _MAX_REQUEST = 1 << 20
 _MAX_FDS = 16
 
