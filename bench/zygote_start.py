@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 import kerneltrials  # noqa: E402
 from kerneltrials.sandbox import SandboxLimits  # noqa: E402
 from kerneltrials.sandbox._process import ProcessSandbox  # noqa: E402
-from kerneltrials.sandbox.zygote import ZYGOTE_ENV, zygote_for  # noqa: E402
+from kerneltrials.sandbox.zygote._client import ZYGOTE_ENV, zygote_for  # noqa: E402
 from kerneltrials.verifier import CheckOptions, TimingOptions  # noqa: E402
 from kerneltrials.verifier import protocol as wire  # noqa: E402
 from kerneltrials.verifier.harness._jobs import WorkerJob  # noqa: E402

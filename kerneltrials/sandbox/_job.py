@@ -18,7 +18,7 @@ from kerneltrials.sandbox._base import ExitInfo, JobSpec, SandboxedProcess
 from kerneltrials.sandbox._cgroups import JobCgroup
 from kerneltrials.sandbox._env import is_secret_name, redact, trim
 from kerneltrials.sandbox._freezer import Freezer
-from kerneltrials.sandbox.zygote import ForkedJob
+from kerneltrials.sandbox.zygote._client import ForkedJob
 
 #: Bytes of each captured stream read back (head and tail); the rest is never loaded.
 _CAPTURE_EDGE_BYTES = 64 * 1024

@@ -45,15 +45,14 @@ from kerneltrials.sandbox._privilege import (
 from kerneltrials.sandbox._procfs import socket_inode
 from kerneltrials.sandbox._registry import register_sandbox
 from kerneltrials.sandbox._view import view_report
-from kerneltrials.sandbox.zygote import (
-    JOB_CHANNEL_FD,
+from kerneltrials.sandbox.zygote._client import (
     ForkRequest,
     Zygote,
     ZygoteError,
-    start_time,
     zygote_enabled,
     zygote_for,
 )
+from kerneltrials.sandbox.zygote._join import JOB_CHANNEL_FD, start_time
 
 #: How long bwrap may take to run the holder a zygote's job joins.
 HOLDER_START_TIMEOUT_S = 30.0

@@ -359,6 +359,23 @@ def test_host_unix_sockets_are_unreachable(sandbox: str, honest_verdict: Verdict
 
 
 @pytest.mark.timeout(300)
+def test_whatever_started_the_job_is_out_of_its_reach(sandbox: str, honest_verdict: Verdict) -> None:
+    """Attack: write a forged end-of-job report into every pipe the worker holds (the
+    zygote's status pipe, were it inherited), count its sockets, list every process it
+    sees and join pid 1's namespaces. Only the channel is a socket; nothing outside the
+    job's PID namespace is in sight (its parent, outside, reads as 0)."""
+    verdict = verdict_of(sandbox, corpus_candidate("corpus_reach_starter"))
+
+    assert_contained(verdict, "corpus_reach_starter:")
+    reasons = reasons_of(verdict)
+    assert "(end)" in reasons and "WROTE" not in reasons and "JOINED" not in reasons
+    assert "sockets 1;" in reasons
+    pids = reasons.split(" pids", 1)[1].split(";", 1)[0].split()
+    assert 1 <= len(pids) <= 4, pids  # the namespace's init, a holder, the worker, a helper
+    assert "ppid 0;" in reasons or "ppid 1;" in reasons  # outside, or the namespace's init
+
+
+@pytest.mark.timeout(300)
 def test_a_setuid_binary_grants_nothing(sandbox: str, honest_verdict: Verdict) -> None:
     """Attack: run the setuid ``su root -c 'id -u'`` with stdin /dev/null (no_new_privs
     must ignore the setuid bit; an unprivileged caller gets no root shell)."""

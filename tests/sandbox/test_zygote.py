@@ -20,7 +20,7 @@ from kerneltrials.sandbox import JobSpec, SandboxLimits, build_job_env
 from kerneltrials.sandbox._facts import host_namespaces
 from kerneltrials.sandbox._namespaces import probe_level
 from kerneltrials.sandbox._process import ProcessSandbox
-from kerneltrials.sandbox.zygote import ZYGOTE_ENV
+from kerneltrials.sandbox.zygote._client import ZYGOTE_ENV
 
 FACTS = "kerneltrials.sandbox._facts"
 RUN_CODE = "kerneltrials.sandbox._run_code"
