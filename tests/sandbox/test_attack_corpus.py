@@ -360,8 +360,8 @@ def test_host_unix_sockets_are_unreachable(sandbox: str, honest_verdict: Verdict
 
 @pytest.mark.timeout(300)
 def test_whatever_started_the_job_is_out_of_its_reach(sandbox: str, honest_verdict: Verdict) -> None:
-    """Attack: write a forged end-of-job report into every pipe the worker holds (the
-    zygote's status pipe, were it inherited), count its sockets, list every process it
+    """Attack: write a forged end-of-job report into every pipe the worker holds beyond
+    its stdout and stderr (the zygote's status pipe, were it inherited), count its sockets, list every process it
     sees and join pid 1's namespaces. Only the channel is a socket; nothing outside the
     job's PID namespace is in sight (its parent, outside, reads as 0)."""
     verdict = verdict_of(sandbox, corpus_candidate("corpus_reach_starter"))
