@@ -5,7 +5,8 @@ around a placeholder process, the *holder*. A process forked from the zygote joi
 job: the holder's PID namespace (for its next child), the job's cgroups, then the
 holder's IPC, UTS, network, cgroup and mount namespaces; it then ends as bwrap's own
 programs end, through ``setpriv``'s drop: no supplementary groups, the job's user, every
-capability set empty (the bounding set included) and ``no_new_privs``. It checks the
+capability set empty (the bounding set included), ``no_new_privs``, and dumpable as an
+exec would leave it. It checks the
 result in ``/proc/self/status`` and refuses to run the job's code if any of it did not
 hold. See docs/design/sandbox.md ("Starting a worker").
 
@@ -31,8 +32,6 @@ _PR_CAP_AMBIENT = 47
 _PR_CAP_AMBIENT_CLEAR_ALL = 4
 #: /proc/self/status fields that must read zero (or one) once the job's user is in place.
 _CAPABILITY_FIELDS = ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb")
-
-
 #: Where the job finds its channel (the ``fd:N`` its environment names).
 JOB_CHANNEL_FD = 3
 
