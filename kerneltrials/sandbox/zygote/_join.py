@@ -6,9 +6,8 @@ job: the holder's PID namespace (for its next child), the job's cgroups, then th
 holder's IPC, UTS, network, cgroup and mount namespaces; it then ends as bwrap's own
 programs end, through ``setpriv``'s drop: no supplementary groups, the job's user, every
 capability set empty (the bounding set included), ``no_new_privs``, and dumpable as an
-exec would leave it. It checks the
-result in ``/proc/self/status`` and refuses to run the job's code if any of it did not
-hold. See docs/design/sandbox.md ("Starting a worker").
+exec would leave it. It checks the result in ``/proc/self/status`` and refuses to run the
+job's code if any of it did not hold. See docs/design/sandbox.md ("Starting a worker").
 
 Runs in the root zygote's forked child, before any job code; every failure ends the
 process (``os._exit``), never returns into the zygote's loop.
