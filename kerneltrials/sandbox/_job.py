@@ -40,6 +40,13 @@ def sanitize_job_env(env: dict[str, str], scratch_dir: Path) -> dict[str, str]:
     return clean
 
 
+def remove_log_dir(log_dir: Path) -> None:
+    """A job's captured stdout and stderr, and their directory, once read (or unused)."""
+    for name in ("stdout", "stderr"):
+        (log_dir / name).unlink(missing_ok=True)
+    log_dir.rmdir()
+
+
 def read_capture(path: Path) -> str:
     """Head and tail of a captured stream, trimmed and redacted."""
     try:
@@ -173,9 +180,7 @@ class ProcessJob(SandboxedProcess):
             stderr=read_capture(self._log_dir / "stderr"),
         )
         self.channel.close()
-        for name in ("stdout", "stderr"):
-            (self._log_dir / name).unlink(missing_ok=True)
-        self._log_dir.rmdir()
+        remove_log_dir(self._log_dir)
         return self._exit
 
     def _is_over_cpu_limit(self) -> bool:

@@ -33,7 +33,12 @@ from kerneltrials.sandbox._base import (
 from kerneltrials.sandbox._cgroups import JobCgroup, create_job_cgroup
 from kerneltrials.sandbox._channel import CHANNEL_ENV
 from kerneltrials.sandbox._freezer import Freezer, SigstopFreezer
-from kerneltrials.sandbox._job import ForkedProcessJob, ProcessJob, sanitize_job_env
+from kerneltrials.sandbox._job import (
+    ForkedProcessJob,
+    ProcessJob,
+    remove_log_dir,
+    sanitize_job_env,
+)
 from kerneltrials.sandbox._live import track
 from kerneltrials.sandbox._namespaces import level_command, probe_level, resolve_isolation_level
 from kerneltrials.sandbox._privilege import (
@@ -59,18 +64,13 @@ HOLDER_START_TIMEOUT_S = 30.0
 
 
 def _apply_rlimits(limits: SandboxLimits) -> None:
-    if limits.cpu_time_s is not None:
-        resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_time_s, limits.cpu_time_s + 5))
-    if limits.max_file_size_bytes is not None:
-        size = limits.max_file_size_bytes
-        resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
-    if limits.max_open_files is not None:
-        count = limits.max_open_files
-        resource.setrlimit(resource.RLIMIT_NOFILE, (count, count))
+    for number, soft, hard in _rlimit_list(limits):
+        resource.setrlimit(number, (soft, hard))
 
 
 def _rlimit_list(limits: SandboxLimits) -> list[tuple[int, int, int]]:
-    """The limits ``_apply_rlimits`` sets, for a job the zygote forks."""
+    """(resource, soft, hard) of a job's limits: set before bwrap's exec, or by the
+    zygote's fork (which gets them in its request)."""
     items = []
     if limits.cpu_time_s is not None:
         items.append((resource.RLIMIT_CPU, limits.cpu_time_s, limits.cpu_time_s + 5))
@@ -191,6 +191,7 @@ class ProcessSandbox(Sandbox):
             parent_end.close()
             if cgroup is not None:
                 cgroup.remove()
+            remove_log_dir(log_dir)
             raise SandboxStartError(f"cannot start {job.label}: {error}") from error
         finally:
             child_end.close()
@@ -219,6 +220,7 @@ class ProcessSandbox(Sandbox):
         except (OSError, subprocess.SubprocessError) as error:
             parent_end.close()
             cgroup.remove()
+            remove_log_dir(log_dir)
             raise SandboxStartError(f"cannot start {job.label}: {error}") from None
         cgroup_fds: list[int] = []
         outputs: list[int] = []
@@ -229,8 +231,8 @@ class ProcessSandbox(Sandbox):
             for name in ("stdout", "stderr"):
                 outputs.append(os.open(log_dir / name, os.O_WRONLY | os.O_APPEND))
             request = ForkRequest(
-                holder_pid=holder_pid, holder_start=holder_start, cwd=job.scratch_dir, uid=self.user.uid,
-                gid=self.user.gid, drops=self.user.drops, rlimits=_rlimit_list(job.limits),
+                holder_pid=holder_pid, holder_start=holder_start, cwd=job.scratch_dir,
+                uid=self.user.uid, gid=self.user.gid, drops=self.user.drops, rlimits=_rlimit_list(job.limits),
                 # bwrap's --chdir sets PWD; the fork's environment says the same.
                 env={**env, "PWD": str(job.scratch_dir), CHANNEL_ENV: f"fd:{JOB_CHANNEL_FD}"},
                 args=job.argv[3:])
@@ -240,9 +242,7 @@ class ProcessSandbox(Sandbox):
             popen.wait()
             cgroup.remove()
             parent_end.close()
-            for name in ("stdout", "stderr"):
-                (log_dir / name).unlink(missing_ok=True)
-            log_dir.rmdir()
+            remove_log_dir(log_dir)
             raise SandboxStartError(f"cannot start {job.label} from the zygote: {error}") from None
         finally:
             for fd in cgroup_fds + outputs:

@@ -3,8 +3,8 @@
 Every check starts two workers, and each used to pay ``import torch`` (about 2 s of CPU
 here) and its warm-up. A zygote pays them once per harness process: it is a trusted
 process (harness code and torch only, never a job's input) that forks each job into the
-sandbox bwrap built for it (``__main__``, ``_join``). What a zygote must
-settle and how it does is in docs/design/sandbox.md ("Starting a worker").
+sandbox bwrap built for it (``__main__``, ``_join``). What a zygote must settle and how it
+does is in docs/design/sandbox.md ("Starting a worker").
 
 A zygote is keyed by everything native libraries read when they load: the module and
 the job environment without the entries that name a job's own directories and channel.
@@ -182,8 +182,7 @@ class Zygote:
         except subprocess.TimeoutExpired:
             self._process.kill()
             self._process.wait()
-        for name in ("stderr",):
-            (self._home / name).unlink(missing_ok=True)
+        (self._home / "stderr").unlink(missing_ok=True)
         try:
             self._home.rmdir()
         except OSError:
@@ -200,9 +199,12 @@ def zygote_for(module: str, env: dict[str, str]) -> Zygote | None:
     could not start in this process (the caller starts the job by exec instead)."""
     key = (module, tuple(sorted((k, v) for k, v in env.items() if k not in PER_JOB_ENV)))
     with _REGISTRY_LOCK:
-        zygote = _ZYGOTES.get(key)
-        if zygote is not None and zygote.alive():
-            return zygote
+        zygote = _ZYGOTES.pop(key, None)
+        if zygote is not None:
+            if zygote.alive():
+                _ZYGOTES[key] = zygote
+                return zygote
+            zygote.close()  # it died (killed from outside): its socket and directory go too
         if key in _FAILED:
             return None
         try:
