@@ -14,6 +14,7 @@ import json
 import os
 import resource
 import sys
+import tempfile
 from typing import Any
 
 NAMESPACES = ("mnt", "pid", "net", "ipc", "uts", "cgroup", "user")
@@ -70,9 +71,19 @@ def facts(host: dict[str, str]) -> dict[str, Any]:
         "environment": {name: value for name, value in sorted(os.environ.items())
                         if name != "KERNELTRIALS_CHANNEL"},
         "cwd": os.getcwd(),
+        # Where the job's temporary files go: a forked job must not keep the directory
+        # the zygote's imports cached (prefork below caches one, as torch's do).
+        "tempdir": tempfile.gettempdir(),
+        "home": os.path.expanduser("~"),
         "root": sorted(os.listdir("/")),
         "threads": len(os.listdir("/proc/self/task")),
     }
+
+
+def prefork() -> None:
+    """What the zygote runs once before forking (``sandbox/zygote``): cache the temporary
+    directory as an import of torch does, under the zygote's own ``TMPDIR``."""
+    tempfile.gettempdir()
 
 
 def main(argv: list[str] | None = None) -> None:

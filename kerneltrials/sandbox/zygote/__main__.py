@@ -23,6 +23,7 @@ import os
 import signal
 import socket
 import sys
+import tempfile
 import traceback
 from typing import Any
 
@@ -146,6 +147,9 @@ def _job(module: Any, request: dict[str, Any], plan: JoinPlan, descriptors: dict
     os.closerange(JOB_CHANNEL_FD + 1, os.sysconf("SC_OPEN_MAX"))
     os.environ.clear()
     os.environ.update({str(k): str(v) for k, v in request["env"].items()})
+    # tempfile caches its directory on first use, and the import read the zygote's TMPDIR
+    # (torch.compile's cache lives under it): the job's own is read again on next use.
+    tempfile.tempdir = None
     args = [str(arg) for arg in request["args"]]
     sys.argv = [module.__name__, *args]
     try:

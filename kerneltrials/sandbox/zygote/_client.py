@@ -29,7 +29,8 @@ from pathlib import Path
 from kerneltrials._scratch import make_scratch_dir
 from kerneltrials.sandbox._channel import CHANNEL_ENV
 
-#: Job-environment entries that differ per job and that nothing reads at load time.
+#: Job-environment entries that differ per job: the zygote imports with its own, and what
+#: its imports cached of them (tempfile's directory) is reset in each job (``__main__``).
 PER_JOB_ENV = frozenset({"HOME", "TMPDIR", "PWD", CHANNEL_ENV})
 #: Turns the zygote off for the process backend (``0``); read when a job starts.
 ZYGOTE_ENV = "KERNELTRIALS_ZYGOTE"
