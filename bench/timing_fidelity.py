@@ -19,13 +19,14 @@ the speedup over eager and the candidate's medians, then:
 
 Nothing is asserted (these machines are shared and noisy); run it on an idle machine.
 
-    .venv/bin/python bench/timing_fidelity.py [--repeats 3] [--rounds 8]
+    .venv/bin/python bench/timing_fidelity.py [--repeats 3] [--rounds 8] [--baselines per-check]
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import secrets
 import statistics
 import sys
 import time
@@ -90,9 +91,14 @@ def geomean(values: list[float]) -> float:
     return math.exp(statistics.fmean(math.log(v) for v in values))
 
 
+#: The run's secret: drawn per invocation (``main``), so a baseline stored by an earlier
+#: invocation is never reused; one for all verdicts of an invocation, as in one eval run.
+RUN = {"hidden_seed": SEED, "reuse_baselines": True}
+
+
 def options() -> CheckOptions:
-    return CheckOptions(backend="cpu", hidden_seed=SEED, compile_baseline=False,
-                        timing=TimingOptions())
+    return CheckOptions(backend="cpu", hidden_seed=RUN["hidden_seed"], compile_baseline=False,
+                        timing=TimingOptions(), reuse_baselines=bool(RUN["reuse_baselines"]))
 
 
 def built_candidate(rounds: int) -> Any:
@@ -150,7 +156,12 @@ def main() -> None:
     # (a plain loop: 1.97-2.0x); much longer chains grew faster than their length here.
     parser.add_argument("--rounds", type=int, default=8,
                         help="multiply-add rounds per element (four chains) of the 1x candidate")
+    parser.add_argument("--baselines", choices=("shared", "per-check"), default="shared",
+                        help="shared: the run's one baseline for every verdict (the default, "
+                             "CheckOptions.reuse_baselines); per-check: each verdict times its own")
     args = parser.parse_args()
+    RUN.update(hidden_seed=secrets.randbits(31), reuse_baselines=args.baselines == "shared")
+    print(f"baselines {args.baselines}, hidden seed {RUN['hidden_seed']}", flush=True)
     verdicts: dict[int, list[Any]] = {1: [], 2: []}
     for repeat in range(args.repeats):
         for factor in (1, 2) if repeat % 2 == 0 else (2, 1):

@@ -10,16 +10,24 @@ the verdict timed them, with no sandbox, no checks and no second process. It pri
 ``overhead = verdict - floor`` and the ratio per candidate, then the verdicts per minute
 that ``reward_many`` sustains for a batch of cache-hit candidates. Nothing is asserted.
 
-    .venv/bin/python bench/verdict_cost.py [--batch 20] [--skip-throughput]
+``--baselines shared`` (the default, ``CheckOptions.reuse_baselines``) measures a later
+candidate of a run: a first verdict with the same timing times and stores the run's
+baselines (and warms the build), and the measured verdict reuses them; the floor then
+makes only the calls this verdict timed. ``per-check``: every verdict times its own, as
+before. Each invocation draws its own hidden seed, so no baseline of an earlier one is used.
+
+    .venv/bin/python bench/verdict_cost.py [--batch 20] [--skip-throughput] [--baselines per-check]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import secrets
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -43,11 +51,14 @@ CANDIDATES = {  # label -> (task, candidate source)
     "fusion": ("L2/conv2d_bn_relu", (REFERENCE / "level2" / "conv2d_bn_relu.py").read_text()),
 }
 FLOOR = Path(__file__).with_name("_verdict_floor.py")
-SEED = 7  # one hidden seed: the verdict and the floor see the same configurations
+#: One hidden seed per invocation (``main``): the verdicts and the floor see the same
+#: configurations.
+RUN = {"hidden_seed": 7, "reuse_baselines": True}
 
 
 def options(timing: TimingOptions) -> CheckOptions:
-    return CheckOptions(backend="cpu", hidden_seed=SEED, compile_baseline=False, timing=timing)
+    return CheckOptions(backend="cpu", hidden_seed=RUN["hidden_seed"], compile_baseline=False,
+                        timing=timing, reuse_baselines=bool(RUN["reuse_baselines"]))
 
 
 def one_verdict(task: str, source: str, timing: TimingOptions) -> tuple[float, Any, Any]:
@@ -62,10 +73,12 @@ def one_verdict(task: str, source: str, timing: TimingOptions) -> tuple[float, A
 def floor_s(task: str, source: str, built: Any, verdict: Any) -> float:
     """Wall time of the floor process for the calls this verdict made."""
     plan = {
-        "task": task, "source": source, "seed": SEED,
+        "task": task, "source": source, "seed": RUN["hidden_seed"],
         "artifacts": [item.to_dict() for item in built.artifacts],
+        # A reused baseline was timed by an earlier verdict: none of its calls are this one's.
         "configs": [{"params": config.params,
-                     "calls": {side: stats.n for side, stats in config.times_ms.items()}}
+                     "calls": {side: 0 if stats.reused else stats.n
+                               for side, stats in config.times_ms.items()}}
                     for config in verdict.configs],
     }
     started = time.perf_counter()
@@ -90,6 +103,8 @@ def cost_table(labels: list[str]) -> None:
         task, source = CANDIDATES[label]
         one_verdict(task, source, QUICK_TIMING)  # warms the build cache: later builds hit
         for name, timing in (("default", TimingOptions()), ("quick", QUICK_TIMING)):
+            if RUN["reuse_baselines"] and name == "default":
+                one_verdict(task, source, timing)  # the run's first: it stores the baselines
             total_s, built, verdict = one_verdict(task, source, timing)
             floor = floor_s(task, source, built, verdict)
             print(f"{label:12s}  {name:7s}  {total_s:8.2f}  {floor:7.2f}  "
@@ -103,7 +118,9 @@ def throughput(batch: int) -> None:
     labels = list(CANDIDATES)
     pairs = [CANDIDATES[labels[i % len(labels)]] for i in range(batch)]
     started = time.perf_counter()
-    rewards = reward_many(pairs, backend="cpu", options=options(TimingOptions()))
+    # A seed of its own: the batch is one run, whose first candidates time its baselines.
+    batch_options = replace(options(TimingOptions()), hidden_seed=None)
+    rewards = reward_many(pairs, backend="cpu", options=batch_options)
     minutes = (time.perf_counter() - started) / 60
     print(f"reward_many: {batch} cache-hit candidates in {minutes * 60:.1f} s = "
           f"{batch / minutes:.1f} verdicts/min (rewards {sorted(set(round(r, 2) for r in rewards))})")
@@ -115,7 +132,12 @@ def main() -> None:
     parser.add_argument("--skip-throughput", action="store_true")
     parser.add_argument("--only", choices=sorted(CANDIDATES), action="append",
                         help="measure only these candidates (repeatable)")
+    parser.add_argument("--baselines", choices=("shared", "per-check"), default="shared",
+                        help="shared: a later candidate of a run, reusing its baselines "
+                             "(the default); per-check: every verdict times its own")
     args = parser.parse_args()
+    RUN.update(hidden_seed=secrets.randbits(31), reuse_baselines=args.baselines == "shared")
+    print(f"baselines {args.baselines}, hidden seed {RUN['hidden_seed']}", flush=True)
     cost_table(args.only or list(CANDIDATES))
     if not args.skip_throughput:
         throughput(args.batch)

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import math
+import secrets
 from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -55,6 +56,9 @@ def reward_many(pairs: Iterable[tuple[str | Path, str]], *, backend: str = "cpu"
     ``executor="ray"`` spreads builds and runs over a Ray cluster (a local one by default);
     ``"local"`` runs them in this process's threads. Order follows ``pairs``. An ``error``
     verdict (the machine's fault) is verified again, twice at most (``verify_retrying``).
+    The batch is one run: one secret seed (``options.hidden_seed``, else drawn now) for all
+    of it, so its candidates share their hidden configurations and each baseline, timed
+    once (``CheckOptions.reuse_baselines``).
     """
     # Heavy (the scheduler and the task loader): a trainer scoring stored verdicts with
     # reward_from_verdict imports none of them.
@@ -63,9 +67,12 @@ def reward_many(pairs: Iterable[tuple[str | Path, str]], *, backend: str = "cpu"
     from kerneltrials.verifier import CheckOptions
 
     check_options = options or CheckOptions(backend=backend)
+    seed = (check_options.hidden_seed if check_options.hidden_seed is not None
+            else secrets.randbits(31))
     items = [(load_task(task), source) for task, source in pairs]
     kwargs = {"address": ray_address} if executor == "ray" else {}
     with resolve_executor(executor, check_options, **kwargs) as runner:
         with ThreadPoolExecutor(max_workers=max(1, max_concurrency)) as pool:
-            verdicts = list(pool.map(lambda item: runner.verify_retrying(*item), items))
+            verdicts = list(pool.map(
+                lambda item: runner.verify_retrying(item[0], item[1], seed), items))
     return [reward_from_verdict(verdict) for verdict in verdicts]

@@ -58,7 +58,7 @@ def _timing_stage(session: Session, verdict: Verdict, reference: WorkerJob,
         stats = {side.name: side.stats(loop_ms) for side in sides}
         session.results[config.name].times_ms = stats
         eager_ratios.append(stats["eager"].median / stats["candidate"].median)
-        intervals.append(speedup_interval(eager.samples_ms, sides[0].samples_ms))
+        intervals.append(speedup_interval(eager.scored_ms, sides[0].samples_ms))
         if "compile" in stats:
             compile_ratios.append(stats["compile"].median / stats["candidate"].median)
     verdict.speedup = geometric_mean(eager_ratios)

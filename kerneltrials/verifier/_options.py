@@ -80,6 +80,11 @@ class CheckOptions:
     # sign drawn at random, so a kernel that mishandles negative values is caught; only
     # for tasks defined on negative values too (not sqrt or log of an input).
     inputs: str = "file"
+    # Time each baseline (eager, torch.compile) of a configuration once per run (hidden
+    # seed) and machine, and give every later candidate the same one (harness/_baselines):
+    # one well-measured denominator for all of them, and no baseline re-timed per check.
+    # Off: every check times its own baselines beside the candidate, as before.
+    reuse_baselines: bool = True
     suspicious_speedup: float = 10.0  # a speedup over eager above this is flagged
     peak_bytes_per_s: float | None = None  # speed of light; None: the backend's default
     peak_flops: float | None = None

@@ -45,6 +45,12 @@ class TimingStats(BaseModel):
     #: Per call, the parent's window time that neither this side's timer nor the timing
     #: loop's calibration accounts for (about 0 when honest; see docs/design/timing.md).
     untimed_ms: float | None = None
+    #: A baseline the run timed in an earlier check and this one reused (the run's one
+    #: denominator; docs/design/timing.md, "One baseline per run"): the figures above are
+    #: that measurement's, and ``recheck_median`` the median of the few batches this
+    #: check timed to calibrate its timing loop (how far the machine drifted since).
+    reused: bool = False
+    recheck_median: float | None = None
 
 
 class ConfigResult(BaseModel):

@@ -26,7 +26,14 @@ from kerneltrials.scoring import DEFAULT_P_VALUES, parse_p_values
 from kerneltrials.tasks import ShapeConfig
 from kerneltrials.verifier import protocol as wire
 from kerneltrials.verifier._options import TimingOptions
+from kerneltrials.verifier.harness._baselines import (
+    BaselineStore,
+    StoredBaseline,
+    baseline_key,
+    default_store,
+)
 from kerneltrials.verifier.harness._failures import candidate_failure, reference_failure
+from kerneltrials.verifier.harness._hardware import hardware_fingerprint
 from kerneltrials.verifier.harness._jobs import ForgedReply, JobDied, WorkerFailed, WorkerJob
 from kerneltrials.verifier.harness._judge import judge_timing_reply
 from kerneltrials.verifier.harness._output_reads import (
@@ -90,12 +97,30 @@ class Side:
     #: The worker that recomputes checked calls (the candidate's side only): the trusted
     #: reference worker.
     reference: WorkerJob | None = None
+    #: A baseline side's key in the run's store of baselines (None: not shared), and the
+    #: run's baseline for this configuration once one is stored (``_baselines``).
+    key: str | None = None
+    stored: StoredBaseline | None = None
+    reused: bool = False  # ``stored`` was timed by an earlier check, not this one
 
     def reset(self) -> None:
         self.samples_ms, self.wall_s = [], 0.0
         self.untimed_per_call, self.inside_per_call, self.slack_per_call = [], [], []
 
+    @property
+    def scored_ms(self) -> list[float]:
+        """The samples the speedup is computed from: the run's baseline once stored."""
+        return list(self.stored.samples_ms) if self.stored is not None else self.samples_ms
+
+    @property
+    def timed(self) -> bool:
+        """Whether this check times this side: a stored baseline is not timed again,
+        except eager's few batches that calibrate the timing loop (the window checks)."""
+        return self.stored is None or self.name == "eager"
+
     def done(self, options: TimingOptions) -> bool:
+        if self.stored is not None and len(self.untimed_per_call) >= DECIDE_MIN_BATCHES:
+            return True
         count = len(self.samples_ms)
         if count >= options.max_calls:
             return True
@@ -113,11 +138,14 @@ class Side:
         return median(self.untimed_per_call) - loop_ms
 
     def stats(self, loop_ms: float | None = None) -> TimingStats:
-        rse = median_rse(self.samples_ms)
+        scored = self.scored_ms
+        rse = median_rse(scored)
         untimed = self.untimed_ms_per_call(loop_ms) if loop_ms is not None else None
-        return TimingStats(median=median(self.samples_ms), iqr=iqr(self.samples_ms),
-                           n=len(self.samples_ms), rse=rse if math.isfinite(rse) else None,
-                           untimed_ms=round(untimed, 4) if untimed is not None else None)
+        recheck = median(self.samples_ms) if self.reused and self.samples_ms else None
+        return TimingStats(median=median(scored), iqr=iqr(scored), n=len(scored),
+                           rse=rse if math.isfinite(rse) else None,
+                           untimed_ms=round(untimed, 4) if untimed is not None else None,
+                           reused=self.reused, recheck_median=recheck)
 
 
 def _request_times(session: Session, side: Side, config: ShapeConfig, n_calls: int,
@@ -271,22 +299,36 @@ def read_probability(options: TimingOptions, per_call_s: float, batch: int) -> f
     return check_probability(max(options.min_calls, min(options.max_calls, expected)))
 
 
-def time_config(session: Session, sides: list[Side], config: ShapeConfig) -> float:
+def _time_round(session: Session, sides: list[Side], config: ShapeConfig,
+                rng: random.Random) -> None:
+    """One batch of each side that is not done yet, in a shuffled order."""
+    order = [side for side in sides if not side.done(session.options.timing)]
+    rng.shuffle(order)
+    for side in order:
+        started = time.monotonic()
+        side.samples_ms += _request_times(session, side, config, side.batch,
+                                          session.options.call_timeout_s, rng)
+        side.wall_s += time.monotonic() - started
+
+
+def time_config(session: Session, sides: list[Side], config: ShapeConfig,
+                store: BaselineStore | None = None) -> float:
     """Measure every side on ``config`` until each is precise enough or out of budget;
-    returns the calibrated loop time per call (ms) the sides' windows are read against."""
+    returns the calibrated loop time per call (ms) the sides' windows are read against.
+
+    With ``CheckOptions.reuse_baselines`` a baseline the run already timed on this
+    configuration is reused, not timed again (eager still times a few batches for the
+    window checks); one timed here is stored for the run's later checks.
+    """
     options = session.options.timing
     rng = random.Random(f"{session.hidden_seed}:{config.name}")
-    for side in sides:
+    _find_baselines(session, sides, config, store)
+    timed = [side for side in sides if side.timed]
+    for side in timed:
         side.spots_left = SPOT_CHECKED_BATCHES if side.name == "candidate" else 0
         _warm_up(session, side, config)
-    while not all(side.done(options) for side in sides) and not _decided(sides, options):
-        order = [side for side in sides if not side.done(options)]
-        rng.shuffle(order)
-        for side in order:
-            started = time.monotonic()
-            side.samples_ms += _request_times(session, side, config, side.batch,
-                                              session.options.call_timeout_s, rng)
-            side.wall_s += time.monotonic() - started
+    while not all(side.done(options) for side in timed) and not _decided(sides, options):
+        _time_round(session, timed, config, rng)
     candidate = next(side for side in sides if side.name == "candidate")
     eager = next(side for side in sides if side.name == "eager")
     factor, loop_ms = _window_factor(candidate, eager)
@@ -302,19 +344,61 @@ def time_config(session: Session, sides: list[Side], config: ShapeConfig) -> flo
         candidate.samples_ms = [t * factor for t in candidate.samples_ms]
         session.reasons.append(f"timing:lifted on {config.name}: candidate times x{factor:.2f} "
                                "to what the parent's windows show")
+    _store_baselines(session, sides, config, store, rng)
     return loop_ms
+
+
+def _find_baselines(session: Session, sides: list[Side], config: ShapeConfig,
+                    store: BaselineStore | None) -> None:
+    """Each baseline side's key and, when the run has timed it before, its baseline."""
+    for side in sides:  # the previous configuration's samples go (an untimed side keeps none)
+        side.reset()
+        side.key, side.stored, side.reused = None, None, False
+    if not session.options.reuse_baselines or session.hidden_seed is None:
+        return
+    store = store or default_store()
+    machine = hardware_fingerprint(session.options.backend)
+    for side in sides:
+        if side.name == "candidate":
+            continue
+        side.key = baseline_key(session.task, config, side.mode, session.hidden_seed,
+                                session.options, machine)
+        side.stored = store.get(side.key)
+        side.reused = side.stored is not None
+
+
+def _store_baselines(session: Session, sides: list[Side], config: ShapeConfig,
+                     store: BaselineStore | None, rng: random.Random) -> None:
+    """Store the baselines timed here, each first timed to its own stopping rule: the
+    adaptive stop ends a configuration when *this* candidate's decision is clear, but a
+    baseline shared by the run must be as precise as its budget allows. The candidate
+    stays frozen meanwhile (it is not timed)."""
+    fresh = [side for side in sides if side.key is not None and side.stored is None]
+    if not fresh:
+        return
+    store = store or default_store()
+    while not all(side.done(session.options.timing) for side in fresh):
+        _time_round(session, fresh, config, rng)
+    for side in fresh:
+        assert side.key is not None
+        mine = StoredBaseline(samples_ms=tuple(side.samples_ms), measured_at=time.time())
+        side.stored = store.put(side.key, mine)
+        # Another check of the run stored it first: the run's one denominator is that.
+        side.reused = side.stored is not mine
 
 
 def _decided(sides: list[Side], options: TimingOptions) -> bool:
     """The adaptive stop: every baseline's speedup interval decides every fast_p
-    threshold, on enough calls and batches of every side (docs/design/timing.md)."""
+    threshold, on enough calls and batches of every side this check times
+    (docs/design/timing.md)."""
     if options.decided_half_width is None:
         return False
-    if any(len(side.samples_ms) < options.min_calls
-           or len(side.untimed_per_call) < DECIDE_MIN_BATCHES for side in sides):
+    if any(len(side.scored_ms) < options.min_calls
+           or (side.timed and len(side.untimed_per_call) < DECIDE_MIN_BATCHES)
+           for side in sides):
         return False
     candidate = next(side for side in sides if side.name == "candidate")
-    return all(decided(speedup_interval(side.samples_ms, candidate.samples_ms),
+    return all(decided(speedup_interval(side.scored_ms, candidate.samples_ms),
                        DECISION_THRESHOLDS, options.decided_half_width)
                for side in sides if side is not candidate)
 

@@ -1,0 +1,159 @@
+"""One baseline per run (docs/design/timing.md, "One baseline per run"): the store, its key,
+and the run stage reusing a baseline an earlier check of the run timed."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from kerneltrials.tasks import load_task, shape_configs
+from kerneltrials.verifier import CheckOptions, TimingOptions
+from kerneltrials.verifier.harness import _baselines
+from kerneltrials.verifier.harness._baselines import BaselineStore, StoredBaseline, baseline_key
+
+MACHINE = {"cpu": "a test CPU", "cores": 2, "torch": "2.x"}
+
+
+def _baseline(*samples: float, at: float = 1000.0) -> StoredBaseline:
+    return StoredBaseline(samples_ms=tuple(samples), measured_at=at)
+
+
+def test_a_stored_baseline_is_found_by_its_key_and_only_by_it() -> None:
+    store = BaselineStore(root=None)
+    assert store.get("a", now=1000.0) is None
+    stored = store.put("a", _baseline(1.0, 1.1))
+    assert store.get("a", now=1001.0) == stored == _baseline(1.0, 1.1)
+    assert store.get("b", now=1001.0) is None
+
+
+def test_the_first_baseline_stored_is_the_one_every_process_reads(tmp_path: Path) -> None:
+    # Two stores over one directory: two checks of a run in two processes that raced.
+    first, second = BaselineStore(tmp_path), BaselineStore(tmp_path)
+    mine = first.put("k", _baseline(2.0, 2.2))
+    theirs = second.put("k", _baseline(9.0, 9.9, at=1001.0))
+    assert mine == theirs == _baseline(2.0, 2.2)
+    assert BaselineStore(tmp_path).get("k", now=1002.0) == mine
+    assert [p.name for p in tmp_path.iterdir()] == ["k.json"]  # no staging file left
+
+
+def test_a_damaged_or_stale_entry_is_timed_again_and_replaced(tmp_path: Path) -> None:
+    (tmp_path / "k.json").write_text("{not json")
+    store = BaselineStore(tmp_path, max_age_s=100.0)
+    assert store.get("k", now=1000.0) is None
+    assert store.put("k", _baseline(3.0)) == _baseline(3.0)
+    assert BaselineStore(tmp_path).get("k", now=1000.0) == _baseline(3.0)
+    # Older than max_age_s: not read, and a newer measurement takes its place.
+    later = BaselineStore(tmp_path, max_age_s=100.0)
+    assert later.get("k", now=1200.0) is None
+    assert later.put("k", _baseline(4.0, at=1200.0)) == _baseline(4.0, at=1200.0)
+    assert BaselineStore(tmp_path).get("k", now=1201.0) == _baseline(4.0, at=1200.0)
+
+
+@pytest.mark.parametrize("entry", [
+    {"samples_ms": [], "measured_at": 1000.0},
+    {"samples_ms": [1.0, -2.0], "measured_at": 1000.0},
+    {"samples_ms": [1.0, math.nan], "measured_at": 1000.0},
+    {"samples_ms": [1.0, "2"], "measured_at": 1000.0},
+    {"samples_ms": 1.0, "measured_at": 1000.0},
+    {"samples_ms": [1.0]},
+    [1.0, 2.0],
+])
+def test_an_entry_with_impossible_samples_is_not_read(tmp_path: Path, entry: object) -> None:
+    (tmp_path / "k.json").write_text(json.dumps(entry))
+    assert BaselineStore(tmp_path).get("k", now=1000.0) is None
+
+
+def test_a_cache_it_cannot_write_still_shares_within_the_process(tmp_path: Path) -> None:
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")
+    store = BaselineStore(blocked / "baselines")  # mkdir fails: not a directory
+    assert store.put("k", _baseline(5.0)) == _baseline(5.0)
+    assert store.get("k", now=1000.0) == _baseline(5.0)
+
+
+def test_the_key_changes_with_everything_a_baseline_depends_on() -> None:
+    task = load_task("L1/relu")
+    configs = shape_configs(task, "cpu", 7)
+    options = CheckOptions()
+    base = baseline_key(task, configs[0], "eager", 7, options, MACHINE)
+    assert base == baseline_key(task, configs[0], "eager", 7, options, dict(MACHINE))
+    others = [
+        baseline_key(task, configs[1], "eager", 7, options, MACHINE),
+        baseline_key(task, configs[0], "compile", 7, options, MACHINE),
+        baseline_key(task, configs[0], "eager", 8, options, MACHINE),
+        baseline_key(task, configs[0], "eager", 7,
+                     replace(options, timing=TimingOptions(max_calls=41)), MACHINE),
+        baseline_key(task, configs[0], "eager", 7, replace(options, fresh_inputs=False), MACHINE),
+        baseline_key(task, configs[0], "eager", 7, replace(options, inputs="signed"), MACHINE),
+        baseline_key(task, configs[0], "eager", 7, replace(options, backend="cuda"), MACHINE),
+        baseline_key(task, configs[0], "eager", 7, options, {**MACHINE, "cores": 4}),
+        baseline_key(replace(task, source=task.source + "\n# changed\n"), configs[0], "eager",
+                     7, options, MACHINE),
+        baseline_key(task, replace(configs[0], overrides={**configs[0].overrides, "x": 1}),
+                     "eager", 7, options, MACHINE),
+    ]
+    assert base not in others and len(set(others)) == len(others)
+
+
+SLOW_RELU_FORWARD = """
+    def forward(self, x):
+        out = ext.relu_ok(x)
+        for _ in range(5):  # relu is idempotent: the same answer, six times the work
+            out = ext.relu_ok(out)
+        return out
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.alone  # whether the adaptive stop ends a configuration early depends on noise
+def test_later_candidates_of_a_run_reuse_its_baselines_timed_to_their_own_budget(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from kerneltrials.verifier import check
+    from tests.verifier.candidates import candidate
+
+    monkeypatch.setattr(_baselines, "default_root", lambda: tmp_path)
+    honest = candidate("relu_ok")
+    slow = honest.replace("\n    def forward(self, x):\n        return ext.relu_ok(x)\n",
+                          SLOW_RELU_FORWARD)
+    assert "range(5)" in slow
+    # As in test_timing_decisions: an RSE no run reaches, so a side's own rule ends it at
+    # max_calls, while the adaptive stop (a loose width) ends a 0.2x candidate earlier.
+    timing = TimingOptions(warmup_calls=1, target_rse=1e-6, max_measure_s=30.0,
+                           max_wall_s=30.0, min_calls=3, max_calls=40, batch_target_s=0.005,
+                           decided_half_width=1.2)
+    options = CheckOptions(hidden_seed=31, compile_baseline=True, timing=timing)
+    first = check("L1/relu", slow, options=options)
+    assert first.status == "correct", first.reasons
+    for config in first.configs:
+        for side in ("eager", "compile"):
+            assert not config.times_ms[side].reused
+            # Stored for the run: timed to its own rule, not cut short with the candidate.
+            assert config.times_ms[side].n >= 40, (config.name, side, config.times_ms)
+    assert any(config.times_ms["candidate"].n < 40 for config in first.configs), first.configs
+
+    second = check("L1/relu", honest, options=options)
+    assert second.status == "correct", second.reasons
+    for before, after in zip(first.configs, second.configs, strict=True):
+        for side in ("eager", "compile"):
+            then, now = before.times_ms[side], after.times_ms[side]
+            assert now.reused and (now.median, now.iqr, now.n) == (then.median, then.iqr, then.n)
+        # eager times a few batches to calibrate the timing loop; compile is not timed.
+        assert after.times_ms["eager"].recheck_median is not None
+        assert after.times_ms["eager"].untimed_ms is not None
+        assert after.times_ms["compile"].recheck_median is None
+    # The same denominator: the two speedups are in the ratio of the candidates' medians.
+    for before, after in zip(first.configs, second.configs, strict=True):
+        ratio = ((before.times_ms["eager"].median / before.times_ms["candidate"].median)
+                 / (after.times_ms["eager"].median / after.times_ms["candidate"].median))
+        assert math.isclose(ratio, after.times_ms["candidate"].median
+                            / before.times_ms["candidate"].median)
+
+    # Off: the same run's check times its own (another seed is another key, above).
+    unshared = check("L1/relu", honest, options=replace(options, reuse_baselines=False,
+                                                        compile_baseline=False))
+    assert unshared.status == "correct", unshared.reasons
+    assert not any(c.times_ms["eager"].reused for c in unshared.configs)
