@@ -132,7 +132,11 @@ def _resolve(task: str | Path | TaskSpec, options: CheckOptions) -> tuple[TaskSp
     if options.inputs not in INPUT_MODES:
         raise ValueError(f"unknown inputs {options.inputs!r}: choose {' or '.join(INPUT_MODES)}")
     seed = options.hidden_seed if options.hidden_seed is not None else secrets.randbits(31)
-    return spec, replace(options, policy=options.policy or spec.default_policy(), hidden_seed=seed)
+    # A seed drawn here is this check's alone: no other check of its run can reuse its
+    # baselines, so none are stored (nor timed on past the adaptive stop to be stored).
+    shared = options.reuse_baselines and options.hidden_seed is not None
+    return spec, replace(options, policy=options.policy or spec.default_policy(), hidden_seed=seed,
+                         reuse_baselines=shared)
 
 
 def _base_verdict(task: TaskSpec, options: CheckOptions) -> Verdict:

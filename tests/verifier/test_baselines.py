@@ -157,3 +157,14 @@ def test_later_candidates_of_a_run_reuse_its_baselines_timed_to_their_own_budget
                                                         compile_baseline=False))
     assert unshared.status == "correct", unshared.reasons
     assert not any(c.times_ms["eager"].reused for c in unshared.configs)
+
+
+def test_a_check_without_a_run_seed_shares_nothing() -> None:
+    # A seed the check draws for itself is its own: nothing of it could be reused, so
+    # nothing is stored, nor timed on past the adaptive stop to be stored.
+    from kerneltrials.verifier._check import _resolve
+
+    assert _resolve("L1/relu", CheckOptions())[1].reuse_baselines is False
+    assert _resolve("L1/relu", CheckOptions(hidden_seed=3))[1].reuse_baselines is True
+    assert _resolve("L1/relu", CheckOptions(hidden_seed=3,
+                                            reuse_baselines=False))[1].reuse_baselines is False
