@@ -130,6 +130,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--batch", type=int, default=20, help="candidates for reward_many")
     parser.add_argument("--skip-throughput", action="store_true")
+    parser.add_argument("--skip-cost", action="store_true", help="only reward_many's throughput")
     parser.add_argument("--only", choices=sorted(CANDIDATES), action="append",
                         help="measure only these candidates (repeatable)")
     parser.add_argument("--baselines", choices=("shared", "per-check"), default="shared",
@@ -138,7 +139,8 @@ def main() -> None:
     args = parser.parse_args()
     RUN.update(hidden_seed=secrets.randbits(31), reuse_baselines=args.baselines == "shared")
     print(f"baselines {args.baselines}, hidden seed {RUN['hidden_seed']}", flush=True)
-    cost_table(args.only or list(CANDIDATES))
+    if not args.skip_cost:
+        cost_table(args.only or list(CANDIDATES))
     if not args.skip_throughput:
         throughput(args.batch)
 

@@ -52,6 +52,11 @@ from kerneltrials.commands._run_summary import run_and_report
 @click.option("--compile-baseline/--no-compile-baseline", default=True, show_default=True,
               help="Also time torch.compile for speedup_compile.")
 @click.option("--quick", is_flag=True, help="Short, noisy timing (smoke runs, not for scores).")
+@click.option("--baselines", type=click.Choice(["shared", "per-check"]), default="shared",
+              show_default=True,
+              help="shared: time eager and torch.compile once per task configuration and "
+                   "divide every candidate of the run by the same baseline; per-check: "
+                   "every verification times its own beside its candidate.")
 @inputs_option
 @click.option("--error-retries", type=click.IntRange(0, 10), default=2, show_default=True,
               help="Verify an attempt again this many times while its verdict is `error` "
@@ -63,7 +68,7 @@ def eval_command(model: str, agent: str, backend: str, selector: str, profile: s
                  hidden_seed: int | None, samples: int | None, rounds: int | None,
                  base_url: str | None, max_attempts: int | None, record_path: str | None,
                  compile_baseline: bool,
-                 quick: bool, inputs: str, error_retries: int, as_json: bool) -> None:
+                 quick: bool, baselines: str, inputs: str, error_retries: int, as_json: bool) -> None:
     """Evaluate MODEL with AGENT on the selected tasks; every verdict is stored at once.
 
     Interrupt it at any time (Ctrl-C or SIGTERM: the verifications in flight are
@@ -77,7 +82,8 @@ def eval_command(model: str, agent: str, backend: str, selector: str, profile: s
     from kerneltrials.verifier import QUICK_TIMING, CheckOptions, TimingOptions
 
     check = CheckOptions(backend=backend, profile=profile, compile_baseline=compile_baseline,
-                         timing=QUICK_TIMING if quick else TimingOptions(), inputs=inputs)
+                         timing=QUICK_TIMING if quick else TimingOptions(), inputs=inputs,
+                         reuse_baselines=baselines == "shared")
     strategy_options = {k: v for k, v in (("samples", samples), ("rounds", rounds)) if v}
     config = EvalConfig(model=model, agent=agent, backend=backend, tasks=selector,
                         profile=profile, run_name=run_name, db=db, executor=executor,

@@ -255,6 +255,28 @@ def test_the_run_job_cannot_write_the_build_cache(
 
 
 @pytest.mark.timeout(300)
+def test_the_run_job_cannot_forge_the_runs_stored_baselines(
+    sandbox: str, honest_verdict: Verdict, private_cache: Path
+) -> None:
+    """Attack: overwrite the run's stored eager baseline (a damaged entry is timed again:
+    a candidate that could write one could keep the run re-measuring, or forge slow
+    times) and plant an entry beside it. The store is the harness's: no job mounts the
+    cache root."""
+    from kerneltrials.verifier.harness._baselines import BaselineStore, StoredBaseline
+
+    root = private_cache / "baselines"
+    honest = StoredBaseline(samples_ms=(1.0, 1.1, 0.9), measured_at=time.time())
+    victim = BaselineStore(root).put("a" * 64, honest)
+    forged = root / f"{'b' * 64}.json"
+    verdict = verdict_of(sandbox, corpus_candidate(
+        "corpus_write_files", "\n".join([f"{root / ('a' * 64)}.json", str(forged)])))
+    assert not forged.exists()
+    assert BaselineStore(root).get("a" * 64) == victim == honest
+    assert_contained(verdict, "corpus_write_files:")
+    assert "WROTE" not in reasons_of(verdict)
+
+
+@pytest.mark.timeout(300)
 def test_filling_the_scratch_dir_stops_at_its_quota(sandbox: str, honest_verdict: Verdict) -> None:
     """Attack: write 2 GiB into the scratch dir in 64 MiB files (1 GiB against a 256 MiB
     quota where ``CheckOptions`` exposes ``scratch_bytes``). Must stop early as a candidate

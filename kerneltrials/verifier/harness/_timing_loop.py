@@ -74,6 +74,10 @@ DECISION_THRESHOLDS = tuple(p for _, p in parse_p_values(DEFAULT_P_VALUES) if p 
 #: An early stop also needs this many measured batches of every side: the window checks
 #: (timer_understated) read medians over batches.
 DECIDE_MIN_BATCHES = 3
+#: Batches of eager a check that reuses the run's baseline still times (or fewer, when its
+#: own rule ends it sooner): the window checks read the timing loop's cost from them, and
+#: a rejection needs this many (CONFIRM_BATCHES) anyway.
+RECHECK_BATCHES = CONFIRM_BATCHES
 #: Each timed call's offset into the factor bank: the operating system's randomness, which
 #: nothing in the candidate's job can predict.
 _OFFSET_DRAW = random.SystemRandom()
@@ -119,7 +123,7 @@ class Side:
         return self.stored is None or self.name == "eager"
 
     def done(self, options: TimingOptions) -> bool:
-        if self.stored is not None and len(self.untimed_per_call) >= DECIDE_MIN_BATCHES:
+        if self.stored is not None and len(self.untimed_per_call) >= RECHECK_BATCHES:
             return True
         count = len(self.samples_ms)
         if count >= options.max_calls:
