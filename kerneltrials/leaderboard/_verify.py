@@ -107,10 +107,13 @@ class VerificationReport:
 
 def default_checker(quick: bool = False) -> Checker:
     """A checker that runs ``kerneltrials.check`` (quick: short timing, no torch.compile,
-    so a claimed torch.compile speedup is not re-measured)."""
+    so a claimed torch.compile speedup is not re-measured). Every re-run times its own
+    baselines: given the bundle's seed on the machine that made it, a shared one could be
+    the very measurement under scrutiny."""
     from kerneltrials.verifier import QUICK_TIMING, CheckOptions, check
 
-    options = CheckOptions(timing=QUICK_TIMING, compile_baseline=False) if quick else CheckOptions()
+    options = (CheckOptions(timing=QUICK_TIMING, compile_baseline=False, reuse_baselines=False)
+               if quick else CheckOptions(reuse_baselines=False))
 
     def run_check(
         task_id: str, source: str, backend: str, hidden_seed: int | None
