@@ -168,3 +168,25 @@ def test_a_check_without_a_run_seed_shares_nothing() -> None:
     assert _resolve("L1/relu", CheckOptions(hidden_seed=3))[1].reuse_baselines is True
     assert _resolve("L1/relu", CheckOptions(hidden_seed=3,
                                             reuse_baselines=False))[1].reuse_baselines is False
+
+
+@pytest.mark.parametrize("quick", [False, True])
+def test_a_bundle_verification_times_its_own_baselines(monkeypatch: pytest.MonkeyPatch,
+                                                       quick: bool) -> None:
+    # Given the bundle's own seed on the machine that made it, a shared baseline could be
+    # the very measurement the verification is there to redo.
+    import kerneltrials.verifier
+    from kerneltrials.leaderboard._verify import default_checker
+    from kerneltrials.verifier import Verdict
+
+    seen: list[CheckOptions] = []
+
+    def fake_check(task: str, source: str, **kwargs: object) -> Verdict:
+        options = kwargs["options"]
+        assert isinstance(options, CheckOptions)
+        seen.append(options)
+        return Verdict(task=task, backend="cpu", status="error")
+
+    monkeypatch.setattr(kerneltrials.verifier, "check", fake_check)
+    default_checker(quick=quick)("L1/relu", "source", "cpu", 7)
+    assert seen and seen[0].reuse_baselines is False
