@@ -265,13 +265,14 @@ def test_the_run_job_cannot_forge_the_runs_stored_baselines(
     from kerneltrials.verifier.harness._baselines import BaselineStore, StoredBaseline
 
     root = private_cache / "baselines"
+    key, planted = uuid.uuid4().hex, uuid.uuid4().hex  # the cache is the module's: fresh names
     honest = StoredBaseline(samples_ms=(1.0, 1.1, 0.9), measured_at=time.time())
-    victim = BaselineStore(root).put("a" * 64, honest)
-    forged = root / f"{'b' * 64}.json"
+    assert BaselineStore(root).put(key, honest) == honest
+    forged = root / f"{planted}.json"
     verdict = verdict_of(sandbox, corpus_candidate(
-        "corpus_write_files", "\n".join([f"{root / ('a' * 64)}.json", str(forged)])))
+        "corpus_write_files", "\n".join([str(root / f"{key}.json"), str(forged)])))
     assert not forged.exists()
-    assert BaselineStore(root).get("a" * 64) == victim == honest
+    assert BaselineStore(root).get(key) == honest
     assert_contained(verdict, "corpus_write_files:")
     assert "WROTE" not in reasons_of(verdict)
 
