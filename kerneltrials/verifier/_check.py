@@ -116,8 +116,10 @@ def run(built: Built, options: CheckOptions | None = None, hooks: Hooks | None =
         return built.verdict
     if options is not None:
         fixed = built.options
-        built = replace(built, options=replace(options, backend=fixed.backend, policy=fixed.policy,
-                                               hidden_seed=fixed.hidden_seed))
+        # The seed stays the build's, and so does whether it is a run's (shared baselines).
+        built = replace(built, options=replace(
+            options, backend=fixed.backend, policy=fixed.policy, hidden_seed=fixed.hidden_seed,
+            reuse_baselines=options.reuse_baselines and fixed.reuse_baselines))
     hooks = hooks or Hooks()
     session = _session(built.task, built.source, built.options)
     return _run(built, session, _launch(session) if _runs_here(built.options) else None, hooks)

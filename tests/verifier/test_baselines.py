@@ -190,3 +190,26 @@ def test_a_bundle_verification_times_its_own_baselines(monkeypatch: pytest.Monke
     monkeypatch.setattr(kerneltrials.verifier, "check", fake_check)
     default_checker(quick=quick)("L1/relu", "source", "cpu", 7)
     assert seen and seen[0].reuse_baselines is False
+
+
+def test_a_run_stage_keeps_the_builds_answer_on_sharing() -> None:
+    # build() drew the seed: a run() given fresh options (reuse on by default) must not
+    # share baselines under that drawn seed.
+    import kerneltrials.verifier._check as check_module
+    from kerneltrials.verifier import Built, run
+    from kerneltrials.verifier._check import _resolve
+
+    spec, drawn = _resolve("L1/relu", CheckOptions())
+    built = Built(task=spec, source="", options=drawn)
+    seen: list[CheckOptions] = []
+
+    def fake_session(task: object, source: str, options: CheckOptions) -> None:
+        seen.append(options)
+        raise RuntimeError("stop here")
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(check_module, "_session", fake_session)
+        with pytest.raises(RuntimeError, match="stop here"):
+            run(built, CheckOptions(timing=TimingOptions(max_calls=7)))
+    assert seen[0].reuse_baselines is False and seen[0].hidden_seed == drawn.hidden_seed
+    assert seen[0].timing.max_calls == 7
