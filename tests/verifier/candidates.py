@@ -77,3 +77,21 @@ def candidate(function: str, init_args: str = "", salt: str = "") -> str:
     source = SHARED_CPP.replace("#include <cstdlib>", f"#include <cstdlib>\n// salt {salt}") \
         if salt else SHARED_CPP
     return _TEMPLATE.format(source=source, function=function, init_args=init_args)
+
+
+_SLOW_RELU_FORWARD = """
+    def forward(self, x):
+        out = ext.relu_ok(x)
+        for _ in range(5):  # relu is idempotent: the same answer, six times the work
+            out = ext.relu_ok(out)
+        return out
+"""
+
+
+def slow_relu_candidate() -> str:
+    """``relu_ok`` called six times per forward: correct, about 0.2x (the adaptive stop's
+    clearly slow candidate)."""
+    source = candidate("relu_ok").replace(
+        "\n    def forward(self, x):\n        return ext.relu_ok(x)\n", _SLOW_RELU_FORWARD)
+    assert "range(5)" in source
+    return source

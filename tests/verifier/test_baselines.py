@@ -99,27 +99,17 @@ def test_the_key_changes_with_everything_a_baseline_depends_on() -> None:
     assert base not in others and len(set(others)) == len(others)
 
 
-SLOW_RELU_FORWARD = """
-    def forward(self, x):
-        out = ext.relu_ok(x)
-        for _ in range(5):  # relu is idempotent: the same answer, six times the work
-            out = ext.relu_ok(out)
-        return out
-"""
-
 
 @pytest.mark.slow
 @pytest.mark.alone  # whether the adaptive stop ends a configuration early depends on noise
 def test_later_candidates_of_a_run_reuse_its_baselines_timed_to_their_own_budget(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from kerneltrials.verifier import check
-    from tests.verifier.candidates import candidate
+    from tests.verifier.candidates import candidate, slow_relu_candidate
 
     monkeypatch.setattr(_baselines, "default_root", lambda: tmp_path)
     honest = candidate("relu_ok")
-    slow = honest.replace("\n    def forward(self, x):\n        return ext.relu_ok(x)\n",
-                          SLOW_RELU_FORWARD)
-    assert "range(5)" in slow
+    slow = slow_relu_candidate()
     # As in test_timing_decisions: an RSE no run reaches, so a side's own rule ends it at
     # max_calls, while the adaptive stop (a loose width) ends a 0.2x candidate earlier.
     timing = TimingOptions(warmup_calls=1, target_rse=1e-6, max_measure_s=30.0,

@@ -58,24 +58,14 @@ def test_reads_are_drawn_for_the_fewest_calls_an_early_stop_leaves() -> None:
     assert read_probability(fixed, 0.5, 1) == check_probability(5) > 0.9999
 
 
-SLOW_RELU_FORWARD = """
-    def forward(self, x):
-        out = ext.relu_ok(x)
-        for _ in range(5):  # relu is idempotent: the same answer, six times the work
-            out = ext.relu_ok(out)
-        return out
-"""
-
 
 @pytest.mark.slow
 @pytest.mark.alone  # how many calls decide it depends on how noisy the machine is
 def test_a_clearly_slow_candidate_is_timed_less_and_its_interval_is_in_the_verdict() -> None:
     from kerneltrials.verifier import CheckOptions, TimingOptions, check
-    from tests.verifier.candidates import candidate
+    from tests.verifier.candidates import slow_relu_candidate
 
-    source = candidate("relu_ok").replace(
-        "\n    def forward(self, x):\n        return ext.relu_ok(x)\n", SLOW_RELU_FORWARD)
-    assert "range(5)" in source
+    source = slow_relu_candidate()
     # A target no run reaches, so without the adaptive stop every configuration is
     # timed to max_calls; with it, to a few batches. The allowed width is loose (the
     # interval may span e^±1.2) because eager relu's times spread widely on a loaded
