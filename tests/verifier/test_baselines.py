@@ -203,3 +203,15 @@ def test_a_run_stage_keeps_the_builds_answer_on_sharing() -> None:
             run(built, CheckOptions(timing=TimingOptions(max_calls=7)))
     assert seen[0].reuse_baselines is False and seen[0].hidden_seed == drawn.hidden_seed
     assert seen[0].timing.max_calls == 7
+
+
+def test_entries_no_check_may_read_are_removed_when_the_next_is_stored(tmp_path: Path) -> None:
+    import os
+
+    old, recent = tmp_path / f"{'o' * 64}.json", tmp_path / f"{'r' * 64}.json"
+    for path in (old, recent):
+        path.write_text(json.dumps(_baseline(1.0).to_dict()))
+    os.utime(old, (1000.0 - 250.0, 1000.0 - 250.0))  # older than twice max_age_s
+    os.utime(recent, (1000.0 - 150.0, 1000.0 - 150.0))  # stale, not yet swept
+    BaselineStore(tmp_path, max_age_s=100.0).put("k", _baseline(2.0))
+    assert not old.exists() and recent.exists() and (tmp_path / "k.json").exists()

@@ -92,6 +92,7 @@ class BaselineStore:
     max_age_s: float = MAX_AGE_S
     _memory: dict[str, StoredBaseline] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _swept: bool = field(default=False, repr=False)
 
     def get(self, key: str, now: float | None = None) -> StoredBaseline | None:
         """The stored baseline for ``key`` if one exists and is fresh enough."""
@@ -143,6 +144,7 @@ class BaselineStore:
         assert self.root is not None
         try:
             self.root.mkdir(parents=True, exist_ok=True)
+            self._sweep(baseline.measured_at)
             with tempfile.NamedTemporaryFile("w", dir=self.root, suffix=".tmp",
                                              delete=False) as handle:
                 json.dump(baseline.to_dict(), handle)
@@ -161,6 +163,22 @@ class BaselineStore:
             pass
         staged.unlink(missing_ok=True)
         return None
+
+
+    def _sweep(self, now: float) -> None:
+        """Once per store, remove the entries no check may read any more (older than
+        twice :attr:`max_age_s`, by their file's time): a run leaves one per configuration
+        and baseline side, and nothing else would ever remove them."""
+        if self._swept:
+            return
+        self._swept = True
+        assert self.root is not None
+        for entry in self.root.glob("*.json"):
+            try:
+                if now - entry.stat().st_mtime > 2 * self.max_age_s:
+                    entry.unlink()
+            except OSError:
+                pass  # another process removed or replaced it first
 
 
 _DEFAULT: BaselineStore | None = None
