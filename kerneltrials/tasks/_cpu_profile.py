@@ -36,6 +36,7 @@ from typing import Any
 
 import torch
 
+from kerneltrials._cache_home import cache_home
 from kerneltrials.tasks._cost import config_cost
 from kerneltrials.tasks._derive import ALIGN, runs_on_meta, size_constants
 from kerneltrials.tasks._instantiate import make_reference
@@ -174,11 +175,9 @@ def _machine() -> dict[str, Any]:
 
 
 def _cache_path(task: TaskSpec) -> Path:
-    root = os.environ.get("KERNELTRIALS_CACHE") or os.path.join(
-        os.path.expanduser("~"), ".cache", "kerneltrials")
     key = hashlib.sha256(json.dumps([VERSION, task.source, torch.__version__, _machine()],
                                     sort_keys=True).encode()).hexdigest()[:32]
-    return Path(root) / "profiles" / f"{key}.json"
+    return cache_home() / "profiles" / f"{key}.json"
 
 
 def _read(path: Path) -> DerivedProfile | None:

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kerneltrials._cache_home import cache_home
 from kerneltrials._toolversion import version_line
 from kerneltrials.verifier.builds._cache import BuildCache, resolve_max_bytes
 from kerneltrials.verifier.builds._compile_job import (  # noqa: F401 - build_stock re-exported
@@ -64,10 +65,7 @@ DEFAULT_TOOLCHAIN_MAX_BYTES = 4 * 1024**3  # a PCH is ~150 MB: room for ~25 flag
 
 def cache_root() -> Path:
     """Where built libraries live: ``KERNELTRIALS_CACHE`` or ``~/.cache/kerneltrials``."""
-    root = os.environ.get("KERNELTRIALS_CACHE") or os.path.join(
-        os.path.expanduser("~"), ".cache", "kerneltrials"
-    )
-    return Path(root) / "builds"
+    return cache_home() / "builds"
 
 
 def toolchain_root(root: Path | None = None) -> Path:

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kerneltrials._cache_home import cache_home
 from kerneltrials.tasks import ShapeConfig, TaskSpec
 from kerneltrials.verifier._options import CheckOptions
 
@@ -79,9 +80,7 @@ def baseline_key(task: TaskSpec, config: ShapeConfig, mode: str, hidden_seed: in
 
 def default_root() -> Path:
     """``$KERNELTRIALS_CACHE/baselines`` (default ``~/.cache/kerneltrials/baselines``)."""
-    root = os.environ.get("KERNELTRIALS_CACHE") or os.path.join(
-        os.path.expanduser("~"), ".cache", "kerneltrials")
-    return Path(root) / "baselines"
+    return cache_home() / "baselines"
 
 
 @dataclass
@@ -163,7 +162,6 @@ class BaselineStore:
             pass
         staged.unlink(missing_ok=True)
         return None
-
 
     def _sweep(self, now: float) -> None:
         """Once per store, remove the entries no check may read any more (older than
