@@ -19,9 +19,10 @@ WORKER = f"{PACKAGE}.verifier.worker"
 ENTRY_POINTS = (f"{WORKER}.__main__", f"{WORKER}._dispatch")
 #: The worker's own package, the shared protocol, the task loader.
 ALLOWED_PREFIXES = (f"{WORKER}.", f"{PACKAGE}.verifier.protocol", f"{PACKAGE}.tasks")
-#: The sandbox's worker end of the private channel (imports nothing of the package).
-ALLOWED_MODULES = {f"{PACKAGE}.sandbox._channel", WORKER, f"{PACKAGE}.verifier",
-                   f"{PACKAGE}.verifier.protocol"}
+#: The sandbox's worker end of the private channel and the cache root the task loader's
+#: derived sizes live under (both standard-library only, imports nothing of the package).
+LEAF_HELPERS = (f"{PACKAGE}.sandbox._channel", f"{PACKAGE}._cache_home")
+ALLOWED_MODULES = {*LEAF_HELPERS, WORKER, f"{PACKAGE}.verifier", f"{PACKAGE}.verifier.protocol"}
 
 
 def _allowed(module: str) -> bool:
@@ -48,7 +49,8 @@ def test_the_worker_really_reaches_its_operations_and_the_protocol() -> None:
 
 def test_the_allowed_helpers_import_nothing_further() -> None:
     graph = import_graph()
-    assert not graph[f"{PACKAGE}.sandbox._channel"]
+    for helper in LEAF_HELPERS:
+        assert not graph[helper], f"{helper} imports {graph[helper]}"
     protocol = reachable(graph, f"{PACKAGE}.verifier.protocol")
     assert protocol <= {f"{PACKAGE}.sandbox._channel"} | {
         module for module in graph if module.startswith(f"{PACKAGE}.verifier.protocol")}
