@@ -15,6 +15,7 @@ from kerneltrials.sandbox._live import stop_live_jobs
 from kerneltrials.sandbox._memory import (
     MemoryReadError,
     ProcessNotInJobError,
+    read_process_elements,
     read_process_memory,
     read_process_memory_into,
     read_process_memory_many,
@@ -39,6 +40,7 @@ __all__ = [
     "SandboxStartError",
     "SandboxedProcess",
     "build_job_env",
+    "read_process_elements",
     "read_process_memory",
     "read_process_memory_into",
     "read_process_memory_many",

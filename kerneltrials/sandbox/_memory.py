@@ -17,6 +17,7 @@ from __future__ import annotations
 import ctypes
 import errno
 import os
+import struct
 from collections.abc import Sequence
 
 from kerneltrials.sandbox._base import SandboxedProcess
@@ -26,6 +27,7 @@ _IOV_MAX = 1024
 #: Bytes per syscall: the kernel caps one call at MAX_RW_COUNT (2 GiB less a page); long
 #: ranges are split into pieces of this size, several pieces per call.
 _CHUNK_BYTES = 1 << 30
+_LAST_ADDRESS = (1 << 64) - 1
 
 
 class MemoryReadError(RuntimeError):
@@ -105,6 +107,44 @@ def read_process_memory_into(
             _read_batch(pid, batch[:count])
             batch = batch[count:]
     _check_member(job, pid)  # the pid was the job's all along: the bytes are its
+
+
+def read_process_elements(
+    job: SandboxedProcess, pid: int, addresses: Sequence[int], itemsize: int
+) -> bytearray:
+    """``itemsize`` bytes at each of ``addresses`` in job process ``pid``, back to back in
+    one ``bytearray``: a gather of scattered elements (a sample of a large output), 1024
+    elements per syscall, with no per-element buffer.
+
+    Raises:
+        ValueError: an address outside the 64-bit address space.
+        ProcessNotInJobError, MemoryReadError: as :func:`read_process_memory`.
+    """
+    if itemsize <= 0 or any(not 0 <= address <= _LAST_ADDRESS - itemsize for address in addresses):
+        raise ValueError(f"elements of {itemsize} bytes at addresses outside the address space")
+    _check_member(job, pid)
+    gathered = bytearray(len(addresses) * itemsize)
+    if gathered:
+        base = ctypes.addressof(ctypes.c_char.from_buffer(gathered))
+    for start in range(0, len(addresses), _IOV_MAX):
+        chunk = addresses[start : start + _IOV_MAX]
+        count = len(chunk)
+        words = [itemsize] * (2 * count)
+        words[0::2] = chunk
+        remote = (_IoVec * count)()
+        struct.pack_into(f"{2 * count}Q", remote, 0, *words)  # iov_base, iov_len pairs
+        local = _IoVec(base + start * itemsize, count * itemsize)
+        done = _readv(pid, ctypes.byref(local), 1, remote, count, 0)
+        if done < 0:
+            code = ctypes.get_errno()
+            raise MemoryReadError(_explain(pid, code, chunk[0]), errno=code)
+        if done != count * itemsize:
+            raise MemoryReadError(
+                f"short read from pid {pid}: the element at {chunk[done // itemsize]:#x} is "
+                "not mapped and readable in the job's process"
+            )
+    _check_member(job, pid)
+    return gathered
 
 
 def _pieces(

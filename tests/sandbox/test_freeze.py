@@ -27,6 +27,7 @@ from kerneltrials.sandbox import (
     ProcessNotInJobError,
     SandboxedProcess,
     SandboxLimits,
+    read_process_elements,
     read_process_memory,
     read_process_memory_into,
     read_process_memory_many,
@@ -285,6 +286,15 @@ def test_parent_reads_the_frozen_workers_memory_exactly(run_job, token) -> None:
         assert into == expected
         with pytest.raises(MemoryReadError, match="not mapped"):
             read_process_memory(job, worker, 4096, 16)  # the zero page is never mapped
+        # A gather of scattered elements: several syscalls' worth (1024 elements each).
+        offsets = [0, 5, 4096, *range(8192, PATTERN_BYTES - 8, 4093)]
+        assert len(offsets) > 2048
+        gathered = read_process_elements(job, worker, [address + o for o in offsets], 8)
+        assert gathered == b"".join(expected[o : o + 8] for o in offsets)
+        with pytest.raises(MemoryReadError, match="0x1000 is not mapped"):
+            read_process_elements(job, worker, [address, 4096], 4)
+        with pytest.raises(ValueError, match="address space"):
+            read_process_elements(job, worker, [2**64 - 2], 4)
     finally:
         job.kill()
 

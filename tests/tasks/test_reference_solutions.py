@@ -45,9 +45,9 @@ def test_every_reference_solution_belongs_to_a_builtin_task() -> None:
 def test_reference_solution_is_correct(task_id: str, path: Path) -> None:
     from kerneltrials.verifier import CheckOptions, TimingOptions
 
-    # One input seed and the shortest timing the verifier allows (a warm-up, one measured
-    # batch and the spot-checked extra batch per side): this sweep asks "is it correct",
-    # not "how fast", but a `correct` verdict still needs the timed-output spot checks.
+    # One input seed and the shortest timing the verifier allows (a warm-up and one
+    # measured batch per side): this sweep asks "is it correct", not "how fast", but a
+    # `correct` verdict still needs its timed outputs checked.
     sweep_timing = TimingOptions(warmup_calls=1, min_calls=1, max_calls=1, max_wall_s=0.1,
                                  batch_target_s=0.01)
     options = CheckOptions(timing=sweep_timing, compile_baseline=False, seeds=1)

@@ -25,6 +25,7 @@ from kerneltrials.verifier.harness._output_reads import (
 )
 from kerneltrials.verifier.harness._session import Outcome, Session
 from kerneltrials.verifier.verdict import Status
+from kerneltrials.verifier.worker._samples import sampled_output
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -113,13 +114,22 @@ def test_the_same_reply_with_the_parents_pick_and_the_right_output_passes(
     assert not Path(path).exists()  # read once, then discarded
 
 
+def sampled_for(indices: list[int]) -> list[list[dict[str, object]]]:
+    return [sampled_output(output, 0, index)
+            for index, output in zip(indices, expected_for(indices), strict=True)]
+
+
 def test_output_descriptions_that_do_not_match_the_batch_are_unreadable() -> None:
     reads = OutputReads(worker=None)  # type: ignore[arg-type]  # no read reaches the worker
     short = timed([], outputs=[[]] * 3)  # three descriptions for four calls
     with pytest.raises(UnreadableOutput, match="3 output descriptions for 4 calls"):
-        wrong_read_calls(reads, short, [1], expected_for, (1e-5, 1e-5))
-    on_gpu = timed([], outputs=[[wire.Region(address=4096, dtype="torch.float32", shape=[4, 3],
-                                             strides=[3, 1], device="cuda")]] * 4)
+        wrong_read_calls(reads, short, [1], sampled_for, (1e-5, 1e-5), seed=0)
+    region = wire.Region(address=4096, dtype="torch.float32", shape=[4, 3], strides=[3, 1],
+                         device="cuda")
+    two = timed([], outputs=[[region, region]] * 4)  # two tensors where the reference has one
+    with pytest.raises(UnreadableOutput, match="described 2 output tensors, the reference's has 1"):
+        wrong_read_calls(reads, two, [1], sampled_for, (1e-5, 1e-5), seed=0)
+    on_gpu = timed([], outputs=[[region]] * 4)
     reads.pid = 1  # never used: the claim is refused before any read
     with pytest.raises(UnreadableOutput, match="said to be on 'cuda'"):
-        wrong_read_calls(reads, on_gpu, [1], expected_for, (1e-5, 1e-5))
+        wrong_read_calls(reads, on_gpu, [1], sampled_for, (1e-5, 1e-5), seed=0)

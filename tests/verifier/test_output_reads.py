@@ -20,19 +20,25 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
+import torch
 
 import kerneltrials
 from kerneltrials.verifier import QUICK_TIMING, CheckOptions, Status, Verdict
+from kerneltrials.verifier.harness._compare import Comparison, compare_tensor
 from kerneltrials.verifier.harness._output_reads import (
     CHEAT_SHARE,
     MISS_BOUND,
+    WRONG_ELEMENT_SHARE,
     UnreadableOutput,
-    _read_region,
+    _read_sample,
     check_probability,
+    sample_detection,
 )
-from kerneltrials.verifier.protocol import Region
+from kerneltrials.verifier.protocol import SAMPLED_ELEMENTS, Region, sample_positions
+from kerneltrials.verifier.worker._samples import sampled_output
 
 NATIVE = Path(__file__).parent / "native_timed"
 # The link policy would reject the cheats' imports (the CPython API, mmap) before any run:
@@ -41,6 +47,7 @@ OPTIONS = CheckOptions(timing=QUICK_TIMING, compile_baseline=False, source_scans
                        link_policy=False, hidden_seed=5)
 CHEATS = {
     "relu_when_watched": "integrity:timed_output_mismatch",
+    "relu_mostly_when_watched": "integrity:timed_output_mismatch",
     "relu_when_perturbed": "integrity:timed_output_mismatch",
     "lazy_output_pages": "integrity:timed_output_unreadable",
 }
@@ -75,13 +82,49 @@ def test_without_the_reads_the_cheat_gets_through() -> None:
 
 
 def test_the_check_probability_meets_the_bound() -> None:
+    q = sample_detection()
+    assert q >= 1 - (1 - WRONG_ELEMENT_SHARE) ** SAMPLED_ELEMENTS - 1e-12
+    assert sample_detection(0.0005) < 0.7  # 1 element in 2000 wrong: a sample may miss it
     for calls in (1, 5, 20, 60, 200, 400, 2400):
         p = check_probability(calls)
         assert 0 < p <= 1
-        escape = (1 - p) ** (CHEAT_SHARE * calls)
+        cheated = math.ceil(CHEAT_SHARE * calls)  # at least one call is wrong
+        escape = (1 - p * q) ** max(cheated, CHEAT_SHARE * calls)
         assert escape <= MISS_BOUND * (1 + 1e-9), (calls, p, escape)
     assert check_probability(20) >= 0.999  # quick timing: nearly every call is read
-    assert math.isclose(check_probability(400), 1 - MISS_BOUND ** (1 / 20))
+    assert math.isclose(check_probability(400), (1 - MISS_BOUND ** (1 / 20)) / q)
+
+
+def test_the_sampled_positions_are_one_draw_on_both_sides() -> None:
+    numel = 4_000_000
+    positions = sample_positions(7, 3, 0, numel)
+    assert positions == sample_positions(7, 3, 0, numel)  # the reference's and the parent's
+    assert len(positions) == SAMPLED_ELEMENTS and positions == sorted(positions)
+    assert 0 <= positions[0] and positions[-1] < numel
+    assert positions[-1] - positions[0] > numel // 2  # spread over the output
+    others = [sample_positions(8, 3, 0, numel), sample_positions(7, 4, 0, numel),
+              sample_positions(7, 3, 1, numel)]
+    assert all(len(set(positions) & set(other)) < 20 for other in others)
+    assert sample_positions(7, 3, 0, 100) == list(range(100))  # small: every element
+
+
+def test_a_sample_is_judged_against_the_whole_outputs_scale() -> None:
+    # An honest output with one large element: off by 1e-5 everywhere, well within the
+    # tolerance normalised by the whole output's largest magnitude, but not by a sample's.
+    reference = torch.full((10_000,), 1e-3)
+    reference[1234] = 10.0
+    record = sampled_output((reference,), seed=1, call=0)[0]
+    positions = sample_positions(1, 0, 0, reference.numel())
+    assert 1234 not in positions
+    assert record["scale"] == 10.0 and record["shape"] == [10_000]
+    assert torch.equal(record["values"], reference[positions])
+    honest = record["values"] + 1e-5
+    judged = Comparison()
+    compare_tensor(record["values"], honest, 1e-4, 1e-4, judged, scale=record["scale"])
+    assert judged.passed, judged.reasons
+    unscaled = Comparison()
+    compare_tensor(record["values"], honest, 1e-4, 1e-4, unscaled)
+    assert not unscaled.passed  # what the sample alone would have said
 
 
 def test_an_output_said_to_be_off_the_host_is_unreadable_not_skipped() -> None:
@@ -90,7 +133,11 @@ def test_an_output_said_to_be_off_the_host_is_unreadable_not_skipped() -> None:
     region = Region(address=0x1000, dtype="torch.float32", shape=[4], strides=[1],
                     device="cuda")
     with pytest.raises(UnreadableOutput, match="cuda"):
-        _read_region(None, 1, region)  # type: ignore[arg-type]
+        _read_sample(None, 1, region, [0, 1])  # type: ignore[arg-type]
+    # An address past the end of the address space is no place to read from either.
+    beyond = replace(region, device="cpu", address=2**64 - 8)
+    with pytest.raises(UnreadableOutput, match="address space"):
+        _read_sample(SimpleNamespace(process=None), 1, beyond, [0, 3])  # type: ignore[arg-type]
 
 
 @pytest.mark.timeout(600)

@@ -46,8 +46,10 @@ def _shape(tensor: torch.Tensor) -> str:
 
 
 def compare_tensor(reference: torch.Tensor, candidate: torch.Tensor, atol: float, rtol: float,
-                   result: Comparison, label: str = "output") -> None:
-    """allclose AND normalised error <= rtol; NaN/Inf where the reference has none fails."""
+                   result: Comparison, label: str = "output", scale: float = 0.0) -> None:
+    """allclose AND normalised error <= rtol; NaN/Inf where the reference has none fails.
+    The error is normalised by the reference's largest magnitude, or ``scale`` where that
+    is larger (the whole output's, when these are a sample of its elements)."""
     if candidate.dtype != reference.dtype:
         result.fail(f"correctness:dtype[{label}]={candidate.dtype} expected {reference.dtype}")
         return
@@ -63,6 +65,8 @@ def compare_tensor(reference: torch.Tensor, candidate: torch.Tensor, atol: float
             result.fail(f"correctness:values_differ[{label}]")
         return
     errors = _finite_errors(reference, candidate, rtol)
+    if math.isfinite(scale):
+        errors.ref_max = max(errors.ref_max, scale)
     if reference.numel() > 1 and errors.candidate_constant and not is_constant(reference):
         result.fail(f"correctness:constant_output[{label}] (every element is "
                     f"{float(candidate.flatten()[0]):.3g}; the reference's are not all equal)")
@@ -71,7 +75,7 @@ def compare_tensor(reference: torch.Tensor, candidate: torch.Tensor, atol: float
         _record_error(result, label, errors.max_abs, errors.max_abs / max(errors.ref_max, TINY),
                       errors.excess <= atol, rtol)
     else:
-        _compare_with_nonfinite(reference, candidate, atol, rtol, result, label)
+        _compare_with_nonfinite(reference, candidate, atol, rtol, result, label, scale)
 
 
 def _record_error(result: Comparison, label: str, max_abs: float, max_norm: float, close: bool,
@@ -146,7 +150,7 @@ def paired_blocks(first: torch.Tensor, second: torch.Tensor
 
 
 def _compare_with_nonfinite(reference: torch.Tensor, candidate: torch.Tensor, atol: float,
-                            rtol: float, result: Comparison, label: str) -> None:
+                            rtol: float, result: Comparison, label: str, scale: float) -> None:
     """NaN/Inf in the candidate where the reference has none fails; elsewhere they must match."""
     ref64, out64 = reference.double(), candidate.double()
     ref_finite, out_finite = torch.isfinite(ref64), torch.isfinite(out64)
@@ -159,7 +163,9 @@ def _compare_with_nonfinite(reference: torch.Tensor, candidate: torch.Tensor, at
         return
     diff = (out64 - ref64).abs()[ref_finite]
     max_abs = float(diff.max()) if diff.numel() else 0.0
-    scale = float(ref64[ref_finite].abs().max()) if diff.numel() else 0.0
+    scale = scale if math.isfinite(scale) else 0.0
+    if diff.numel():
+        scale = max(scale, float(ref64[ref_finite].abs().max()))
     close = torch.allclose(out64, ref64, atol=atol, rtol=rtol, equal_nan=True)
     _record_error(result, label, max_abs, max_abs / max(scale, TINY), close, rtol)
 

@@ -8,10 +8,19 @@ call and the read of its output: work deferred until someone looks is never done
 nothing in the process tells a checked call from another (the draw happens after the
 batch, in the parent). Pages the candidate left unmapped or unreadable are a rejection.
 
-Sampling: each timed call is read with probability p, chosen per configuration from the
+Calls: each timed call is read with probability p, chosen per configuration from the
 number of calls N it is expected to time, so that a candidate wrong on a fraction f of
-them escapes with probability (1 - p)^(f·N) <= 0.001 at f = 5%:
-p = 1 - 0.001^(1 / (0.05·N)), at most 1 (N = 20: p = 0.999; N = 400: p ≈ 0.29).
+them escapes with probability (1 - p·q)^(f·N) <= 0.001 at f = 5%:
+p = (1 - 0.001^(1 / (0.05·N))) / q, at most 1 (N = 20: p = 0.999; N = 400: p ≈ 0.29).
+
+Elements: a read compares SAMPLED_ELEMENTS elements of each output tensor (all of a
+smaller one) at positions drawn after the batch (``protocol.sample_positions``) with the
+reference's same elements, not the whole output: the whole would cost the parent and the
+reference worker tens of MB of copies and comparisons per read call. A call counts as
+wrong from WRONG_ELEMENT_SHARE of wrong elements; a read sees such a call with
+probability q = 1 - (1 - 0.005)^2048 > 0.99996. Fewer wrong elements skip about that
+share of the call's work (an output element costs what every other does in the ops we
+time), and the correctness stage compares whole outputs.
 
 Needs the privilege to read another process's memory (root or ``CAP_SYS_PTRACE``);
 without it, or on the GPU (device memory), the reads are skipped and the verdict's
@@ -21,20 +30,26 @@ without it, or on the GPU (device memory), the reads are skipped and the verdict
 from __future__ import annotations
 
 import errno
+import math
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import torch
 
-from kerneltrials.sandbox import MemoryReadError, read_process_memory_into
+from kerneltrials.sandbox import MemoryReadError, read_process_elements
 from kerneltrials.verifier import protocol as wire
 from kerneltrials.verifier._options import CheckOptions
-from kerneltrials.verifier.harness._compare import compare_outputs
+from kerneltrials.verifier.harness._compare import Comparison, compare_tensor
 from kerneltrials.verifier.harness._jobs import WorkerJob
+from kerneltrials.verifier.protocol import SAMPLED_ELEMENTS, sample_positions
 
 MISS_BOUND = 0.001
 CHEAT_SHARE = 0.05
+#: A call counts as wrong from this share of wrong elements (of a larger output than
+#: SAMPLED_ELEMENTS): fewer skip about that share of its work, no speed worth having.
+WRONG_ELEMENT_SHARE = 0.005
 #: An output larger than this is not read (it could not fit the parent's memory twice).
 MAX_OUTPUT_BYTES = 4 * 1024**3
 _PRIVILEGE = (errno.EPERM, errno.EACCES)
@@ -46,10 +61,17 @@ def keeps_outputs(options: CheckOptions) -> bool:
     return options.read_timed_outputs and options.backend == "cpu"
 
 
+def sample_detection(wrong_share: float = WRONG_ELEMENT_SHARE) -> float:
+    """The chance that one read of a call wrong on ``wrong_share`` of its elements sees
+    a wrong one (every element of an output of at most SAMPLED_ELEMENTS is compared)."""
+    return 1.0 - (1.0 - wrong_share) ** SAMPLED_ELEMENTS
+
+
 def check_probability(expected_calls: int) -> float:
-    """p such that (1 - p)^(CHEAT_SHARE·N) <= MISS_BOUND for N expected timed calls."""
+    """p such that (1 - p·q)^(CHEAT_SHARE·N) <= MISS_BOUND for N expected timed calls,
+    where q is a read's chance to see a wrong call (:func:`sample_detection`)."""
     calls = max(1, expected_calls)
-    return min(1.0, 1.0 - MISS_BOUND ** (1.0 / (CHEAT_SHARE * calls)))
+    return min(1.0, (1.0 - MISS_BOUND ** (1.0 / (CHEAT_SHARE * calls))) / sample_detection())
 
 
 class UnreadableOutput(Exception):
@@ -81,9 +103,9 @@ class OutputReads:
         self.read_calls += len(chosen)
         return chosen
 
-    def read(self, regions: list[wire.Region]) -> list[torch.Tensor] | None:
-        """The tensors at ``regions`` in the frozen worker; None where reads are not
-        possible here (recorded in :attr:`unavailable`)."""
+    def read_sample(self, region: wire.Region, positions: list[int]) -> torch.Tensor | None:
+        """The elements at flat ``positions`` of the tensor at ``region`` in the frozen
+        worker; None where reads are not possible here (recorded in :attr:`unavailable`)."""
         if self.unavailable:
             return None
         if self.pid is None:
@@ -91,16 +113,13 @@ class OutputReads:
             if self.pid is None:
                 self.unavailable = "the worker's host pid is not known"
                 return None
-        tensors = []
-        for region in regions:
-            try:
-                tensors.append(_read_region(self.worker, self.pid, region))
-            except MemoryReadError as error:
-                if error.errno in _PRIVILEGE:
-                    self.unavailable = str(error)
-                    return None
-                raise UnreadableOutput(str(error)) from None
-        return tensors
+        try:
+            return _read_sample(self.worker, self.pid, region, positions)
+        except MemoryReadError as error:
+            if error.errno in _PRIVILEGE:
+                self.unavailable = str(error)
+                return None
+            raise UnreadableOutput(str(error)) from None
 
 
 def _dtype(name: str) -> torch.dtype:
@@ -110,40 +129,43 @@ def _dtype(name: str) -> torch.dtype:
     return found
 
 
-def _read_region(worker: WorkerJob, pid: int, region: wire.Region) -> torch.Tensor:
+def _read_sample(worker: WorkerJob, pid: int, region: wire.Region,
+                 positions: list[int]) -> torch.Tensor:
+    """Read the elements at flat (row-major) ``positions`` of the tensor the worker says
+    is at ``region``: each element's address from the region's shape and strides."""
     if region.device != "cpu":  # reads run on the cpu backend only: a claim, not a fact
         raise UnreadableOutput(f"a timed output said to be on {region.device[:20]!r}")
     dtype = _dtype(region.dtype)
     shape, strides = list(region.shape), list(region.strides)
     if len(shape) != len(strides) or any(n < 0 for n in shape) or any(s < 0 for s in strides):
         raise UnreadableOutput(f"shape {shape[:8]} and strides {strides[:8]} do not describe a tensor")
-    if any(n == 0 for n in shape):
-        return torch.empty(shape, dtype=dtype)
+    if not positions:
+        return torch.empty(0, dtype=dtype)
     itemsize = torch.empty((), dtype=dtype).element_size()
     extent = (sum((n - 1) * s for n, s in zip(shape, strides, strict=True)) + 1) * itemsize
     if extent > MAX_OUTPUT_BYTES:
         raise UnreadableOutput(f"an output spanning {extent} bytes")
-    buffer = bytearray(extent)
-    read_process_memory_into(worker.process, pid, [(region.address, buffer)])
-    return torch.frombuffer(buffer, dtype=dtype).as_strided(shape, strides)
-
-
-def _rebuilt(expected: object, tensors: list[torch.Tensor]) -> object | None:
-    """The read tensors in the reference output's structure; None if their counts differ."""
-    expected_tensors = [leaf for leaf in wire.leaves(expected) if isinstance(leaf, torch.Tensor)]
-    if len(expected_tensors) != len(tensors):
-        return None
-    supply: Iterator[torch.Tensor] = iter(tensors)
-    return wire.map_leaves(expected, lambda leaf: next(supply)
-                           if isinstance(leaf, torch.Tensor) else leaf)
+    remaining = torch.tensor(positions, dtype=torch.long)
+    offsets = torch.zeros_like(remaining)
+    for size, stride in zip(reversed(shape), reversed(strides), strict=True):
+        offsets += (remaining % size) * stride
+        remaining //= size
+    addresses = [region.address + offset * itemsize for offset in offsets.tolist()]
+    try:
+        gathered = read_process_elements(worker.process, pid, addresses, itemsize)
+    except ValueError as error:
+        raise UnreadableOutput(str(error)) from None
+    return torch.frombuffer(gathered, dtype=dtype)
 
 
 def wrong_read_calls(reads: OutputReads, reply: wire.Timed, drawn: list[int],
-                     expected_for: Callable[[list[int]], list[object]],
-                     tolerance: tuple[float, float]) -> list[int] | None:
-    """The ``drawn`` calls (:meth:`OutputReads.draw`) whose output, read from the frozen
-    worker, is wrong (compared with the reference's output for the same input,
-    ``expected_for(drawn)``); None when nothing could be read.
+                     expected_for: Callable[[list[int]], list[list[dict[str, Any]]]],
+                     tolerance: tuple[float, float], seed: int) -> list[int] | None:
+    """The ``drawn`` calls (:meth:`OutputReads.draw`) whose output, sampled from the
+    frozen worker at the positions ``seed`` gives (``protocol.sample_positions``), is
+    wrong against the reference's same elements for the same input
+    (``expected_for(drawn)``: per call, per output tensor, ``worker._samples`` records);
+    None when nothing could be read.
 
     Raises:
         UnreadableOutput: an output is not where the worker said, or not a tensor.
@@ -155,13 +177,22 @@ def wrong_read_calls(reads: OutputReads, reply: wire.Timed, drawn: list[int],
                                f"{len(reply.times_ms)} calls")
     atol, rtol = tolerance
     wrong = []
-    for index, expected in zip(drawn, expected_for(drawn), strict=True):
-        tensors = reads.read(reply.outputs[index])
-        if tensors is None:
-            return None
-        output = _rebuilt(expected, tensors)
-        if output is None:
-            raise UnreadableOutput(f"call {index} described {len(tensors)} output tensors")
-        if not compare_outputs(expected, output, atol, rtol).passed:
+    for index, records in zip(drawn, expected_for(drawn), strict=True):
+        regions = reply.outputs[index]
+        if len(regions) != len(records):
+            raise UnreadableOutput(f"call {index} described {len(regions)} output tensors, "
+                                   f"the reference's has {len(records)}")
+        result = Comparison()
+        for leaf, (region, record) in enumerate(zip(regions, records, strict=True)):
+            if list(region.shape) != record["shape"]:
+                result.fail(f"correctness:shape[output{leaf}]")
+                continue
+            positions = sample_positions(seed, index, leaf, math.prod(record["shape"]))
+            values = reads.read_sample(region, positions)
+            if values is None:
+                return None
+            compare_tensor(record["values"], values, atol, rtol, result, f"output{leaf}",
+                           scale=record["scale"])
+        if not result.passed:
             wrong.append(index)
     return wrong

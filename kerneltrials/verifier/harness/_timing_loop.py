@@ -19,6 +19,7 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import torch
 
@@ -47,6 +48,7 @@ from kerneltrials.verifier.harness._seeds import TIMING_POOL_SIZE
 from kerneltrials.verifier.harness._session import Outcome, Session, load_trusted
 from kerneltrials.verifier.harness._stats import decided, iqr, median, median_rse, speedup_interval
 from kerneltrials.verifier.verdict import Status, TimingStats
+from kerneltrials.verifier.worker._samples import sampled_output
 
 #: Slack for the outside-versus-inside cross-check: pipe and scheduling latency.
 OUTER_SLACK_S = 0.005
@@ -181,14 +183,14 @@ def _request_times(session: Session, side: Side, config: ShapeConfig, n_calls: i
         if sum(times) / 1000 > outer_s + OUTER_SLACK_S:
             raise Outcome(Status.REJECTED, f"integrity:timer_inconsistent on {config.name}: "
                           f"{sum(times):.1f} ms measured inside, {outer_s * 1000:.1f} ms outside")
-        # The parent's draw, now that the batch has run; the reference computes the
-        # spot-checked and the drawn calls' outputs in one request.
-        reads = side.reads if side.reads is not None and not side.reads.unavailable else None
-        drawn = reads.draw(n_calls) if reads is not None else []
-        expected = _batch_expected(session, side, config, offsets, set(spot) | set(drawn))
+        expected = _batch_expected(session, side, config, offsets, set(spot))
         judge_timing_reply(session, config, reply, n_calls, sorted(spot), spot_path, expected)
+        # The parent's draw, now that the batch has run: which calls, which elements.
+        reads = side.reads if _reading(side) else None
         if reads is not None:
-            _judge_read_outputs(session, reads, config, reply, drawn, expected)
+            drawn, seed = reads.draw(n_calls), reads.rng.getrandbits(63)
+            samples = _expected_samples(session, side, config, offsets, seed)
+            _judge_read_outputs(session, reads, config, reply, drawn, samples, seed)
     if spot:
         # A spot-checked batch saved its outputs inside the window: no time of it is a
         # sample (its calls ran as every other, see worker/_guards.WatchedCalls).
@@ -215,6 +217,40 @@ def _batch_expected(session: Session, side: Side, config: ShapeConfig, offsets: 
     return expected
 
 
+def _expected_samples(session: Session, side: Side, config: ShapeConfig, offsets: list[int],
+                      seed: int) -> Callable[[list[int]], list[list[dict[str, Any]]]]:
+    """The reference's sampled elements (``worker._samples``) for drawn calls of a batch,
+    asked when the reads need them: from the reference worker (fresh inputs), else from
+    its timing pool's outputs."""
+
+    def expected(indices: list[int]) -> list[list[dict[str, Any]]]:
+        if not offsets:
+            pool = session.reference_pool(config.name)
+            return [sampled_output(pool[index % len(pool)], seed, index) for index in indices]
+        request = wire.FreshReference(
+            config=config.name, pool=[index % TIMING_POOL_SIZE for index in indices],
+            offsets=[offsets[index] for index in indices],
+            path=session.path("private", f"sampled-{config.name}.pt"),
+            calls=list(indices), sample_seed=seed)
+        samples: list[list[dict[str, Any]]] = _reference_file(session, side, request)
+        return samples
+
+    return expected
+
+
+def _reference_file(session: Session, side: Side, request: wire.FreshReference) -> Any:
+    """What the reference worker saved for ``request`` (read once, then removed)."""
+    if side.reference is None:
+        raise RuntimeError("fresh timed inputs need the reference worker to check them")
+    try:
+        side.reference.request(request, session.options.call_timeout_s)
+    except (WorkerFailed, JobDied, ForgedReply) as error:
+        raise reference_failure(error, session.task.path) from error
+    saved = load_trusted(request.path)
+    session.discard(request.path)
+    return saved
+
+
 def _expected_outputs(session: Session, side: Side, config: ShapeConfig, indices: list[int],
                       offsets: list[int]) -> list[object]:
     """The reference's outputs for calls ``indices`` of a candidate batch: recomputed by
@@ -225,27 +261,21 @@ def _expected_outputs(session: Session, side: Side, config: ShapeConfig, indices
         return [pool[index % len(pool)] for index in indices]
     if not indices:
         return []
-    if side.reference is None:
-        raise RuntimeError("fresh timed inputs need the reference worker to check them")
-    path = session.path("private", f"fresh-{config.name}.pt")
     request = wire.FreshReference(config=config.name,
                                   pool=[index % TIMING_POOL_SIZE for index in indices],
-                                  offsets=[offsets[index] for index in indices], path=path)
-    try:
-        side.reference.request(request, session.options.call_timeout_s)
-    except (WorkerFailed, JobDied, ForgedReply) as error:
-        raise reference_failure(error, session.task.path) from error
-    outputs: list[object] = load_trusted(path)
-    session.discard(path)
+                                  offsets=[offsets[index] for index in indices],
+                                  path=session.path("private", f"fresh-{config.name}.pt"))
+    outputs: list[object] = _reference_file(session, side, request)
     return outputs
 
 
 def _judge_read_outputs(session: Session, reads: OutputReads, config: ShapeConfig,
                         reply: wire.Timed, drawn: list[int],
-                        expected: Callable[[list[int]], list[object]]) -> None:
-    """Read the drawn calls' outputs out of the frozen candidate and compare them."""
+                        expected: Callable[[list[int]], list[list[dict[str, Any]]]],
+                        seed: int) -> None:
+    """Read the drawn calls' sampled elements out of the frozen candidate and compare them."""
     try:
-        wrong = wrong_read_calls(reads, reply, drawn, expected, session.task.tolerance())
+        wrong = wrong_read_calls(reads, reply, drawn, expected, session.task.tolerance(), seed)
     except UnreadableOutput as error:
         raise Outcome(Status.REJECTED, f"integrity:timed_output_unreadable on {config.name}: "
                       f"{error}") from None
@@ -265,8 +295,9 @@ def _spot_fields(session: Session, side: Side, config: ShapeConfig, n_calls: int
                  rng: random.Random | None) -> tuple[set[int], str | None]:
     """Pick one random call of this batch to spot-check (candidate only): always in the
     first measured batch of a configuration and in the final extra batch, and in random
-    batches between them."""
-    if side.name != "candidate" or rng is None or side.spots_left <= 0:
+    batches between them. None where the parent reads the timed outputs itself: any call
+    of any batch may be read there, after the batch, and no batch's times are lost."""
+    if side.name != "candidate" or rng is None or side.spots_left <= 0 or _reading(side):
         return set(), None
     if side.spots_left < SPOT_CHECKED_BATCHES and rng.random() < 0.3:
         return set(), None
@@ -461,5 +492,13 @@ def _final_spot_check(session: Session, side: Side, config: ShapeConfig,
     """One more batch, like the others, with a spot-checked call; its times are dropped.
     The candidate cannot tell it from a measured batch, so a candidate that goes wrong
     after some number of calls is caught here whatever that number was."""
+    if _reading(side):
+        return  # every batch's outputs were open to the reads already
     side.spots_left = SPOT_CHECKED_BATCHES  # forces a spot check (see _spot_fields)
     _request_times(session, side, config, side.batch, session.options.call_timeout_s, rng)
+
+
+def _reading(side: Side) -> bool:
+    """Whether the parent reads this side's timed outputs (known from the warm-up on:
+    a harness without the privilege finds out at its first read)."""
+    return side.reads is not None and not side.reads.unavailable

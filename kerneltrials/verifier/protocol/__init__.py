@@ -3,7 +3,8 @@
 Framing and the hello/nonce exchange (``_frames``), one request and one reply dataclass
 per operation checked field by field (``_messages``, ``_wire``), the build requests and
 artifacts that cross from the collect job to the compile job and the run job
-(``_build``), and the walker over nested outputs (``_tree``). Nothing here imports torch
+(``_build``), the walker over nested outputs (``_tree``), and the positions of the
+output elements a timed call is checked at (``_samples``). Nothing here imports torch
 or any trusted-side module: the worker that hosts candidate code imports this package and
 nothing else of the verifier (tests/verifier/test_worker_boundary.py).
 """
@@ -72,11 +73,12 @@ from kerneltrials.verifier.protocol._messages import (
     Timed,
     request_frame,
 )
+from kerneltrials.verifier.protocol._samples import SAMPLED_ELEMENTS, sample_positions
 from kerneltrials.verifier.protocol._tree import is_branch, leaves, map_leaves, paired_leaves
 from kerneltrials.verifier.protocol._wire import MalformedMessage, from_wire, to_wire
 
 __all__ = [
-    "FRESH_OFFSETS", "MAX_FRAME_BYTES", "MAX_REQUESTS", "REQUESTS", "BuildArtifact",
+    "FRESH_OFFSETS", "MAX_FRAME_BYTES", "MAX_REQUESTS", "REQUESTS", "SAMPLED_ELEMENTS", "BuildArtifact",
     "BuildRequest", "CandidateLoaded", "ChannelClosed", "ChannelTimeout", "Collect", "Collected",
     "Compile", "CompileError", "Compiled", "Count", "CpuTimeExceeded", "Empty", "Exit", "Failure",
     "FreshReference", "Grad", "GradDone", "HandedArtifact", "Handler", "Inputs", "InvalidRequest",
@@ -84,6 +86,7 @@ __all__ = [
     "ProfileRow", "Profiled", "Reference", "ReferenceRan", "Region", "Replay", "Request", "Run",
     "RunReport", "Setup", "SetupDone", "Spot", "TaskLoaded", "Time", "Timed", "WorkerFault", "exit_now", "from_wire",
     "is_branch", "leaves", "map_leaves", "open_channel_from_env", "paired_leaves", "parse_request",
-    "recv_frame", "recv_hello", "request_frame", "send_frame", "send_hello", "serve",
+    "recv_frame", "recv_hello", "request_frame", "sample_positions", "send_frame", "send_hello",
+    "serve",
     "to_wire",
 ]

@@ -145,7 +145,9 @@ FRESH_OFFSETS = 1 << 20
 @dataclass(frozen=True)
 class FreshReference(Request[Count]):
     """The reference's outputs for timed calls the parent checks (pool set and offset
-    of each), saved as a list at ``path``."""
+    of each), saved as a list at ``path``: whole, or with ``sample_seed`` only the
+    elements ``sample_positions(sample_seed, calls[i], leaf, numel)`` of each output
+    tensor (``calls``: each checked call's index in its batch)."""
 
     op: ClassVar[str] = "fresh_reference"
     reply_type: ClassVar[type[Any]] = Count
@@ -153,6 +155,8 @@ class FreshReference(Request[Count]):
     pool: list[int]
     offsets: list[int]
     path: str
+    calls: list[int] = field(default_factory=list)
+    sample_seed: int | None = None
 
 
 @dataclass(frozen=True)

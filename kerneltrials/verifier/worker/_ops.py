@@ -31,6 +31,7 @@ from kerneltrials.verifier.worker._integrity import (
 )
 from kerneltrials.verifier.worker._intercept import import_with_artifacts
 from kerneltrials.verifier.worker._openmp import rest_threads
+from kerneltrials.verifier.worker._samples import sampled_output
 from kerneltrials.verifier.worker._state import (
     ConfigState,
     WorkerState,
@@ -161,15 +162,22 @@ def _reference_call(config: ConfigState, inputs: list[Any],
 
 
 def _save_pool_outputs(state: WorkerState, config_name: str, calls: list[tuple[int, int | None]],
-                       path: str) -> wire.Count:
+                       path: str, sampled: tuple[int, list[int]] | None = None) -> wire.Count:
     """The reference's outputs for timing-pool calls (pool set, offset or None for a plain
-    copy), built exactly as the timed worker built their inputs, saved as a list."""
+    copy), built exactly as the timed worker built their inputs, saved as a list: whole,
+    or with ``sampled`` (seed, each call's index in its batch) their sampled elements."""
     if state.role != "reference":
         raise WorkerFault("protocol", "only the reference worker computes reference outputs")
     config = state.configs[config_name]
-    outputs = [to_cpu(_reference_call(config, fresh_inputs(
-        config.pool[pool % len(config.pool)], config.bank, offset))) for pool, offset in calls]
-    torch.save(outputs, path)
+    outputs = [_reference_call(config, fresh_inputs(config.pool[pool % len(config.pool)],
+                                                    config.bank, offset))
+               for pool, offset in calls]
+    if sampled is None:
+        torch.save([to_cpu(output) for output in outputs], path)
+    else:
+        seed, indices = sampled
+        torch.save([sampled_output(output, seed, index)
+                    for output, index in zip(outputs, indices, strict=True)], path)
     return wire.Count(count=len(outputs))
 
 
@@ -185,9 +193,12 @@ def fresh_reference_op(state: WorkerState, request: wire.FreshReference) -> wire
     by the factors at its offset."""
     if len(request.pool) != len(request.offsets):
         raise WorkerFault("protocol", "one offset per checked call")
+    if request.sample_seed is not None and len(request.calls) != len(request.pool):
+        raise WorkerFault("protocol", "one batch index per sampled call")
+    sampled = None if request.sample_seed is None else (request.sample_seed, request.calls)
     counted = _save_pool_outputs(state, request.config,
                                  list(zip(request.pool, request.offsets, strict=True)),
-                                 request.path)
+                                 request.path, sampled)
     rest_threads()  # asked between timed batches: this pool must not hold the cores
     return counted
 
