@@ -17,7 +17,10 @@ and wrong against the reference's.
 
 from __future__ import annotations
 
+import errno
 import math
+import threading
+import time
 from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
@@ -37,7 +40,7 @@ from kerneltrials.verifier.harness._output_reads import (
     check_probability,
     sample_detection,
 )
-from kerneltrials.verifier.protocol import SAMPLED_ELEMENTS, Region, sample_positions
+from kerneltrials.verifier.protocol import SAMPLED_ELEMENTS, Region, Timed, sample_positions
 from kerneltrials.verifier.worker._samples import sampled_output
 
 NATIVE = Path(__file__).parent / "native_timed"
@@ -184,3 +187,35 @@ def test_rewriting_signed_inputs_back_to_the_files_magnitudes_is_rejected(
     # right ReLU.
     as_drawn = kerneltrials.check(str(task), source, options=OPTIONS)
     assert as_drawn.status == Status.CORRECT, as_drawn.reasons
+
+
+def test_a_read_that_hangs_kills_the_job_and_is_unreadable(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A read of memory that only the frozen job could serve (pages behind a userfaultfd,
+    # where the host lets an unprivileged process handle kernel-mode faults) waits in the
+    # kernel with no timeout: the watchdog kills the job, which ends the wait.
+    from kerneltrials.sandbox import MemoryReadError
+    from kerneltrials.verifier.harness import _output_reads
+
+    killed = threading.Event()
+
+    def hanging_read(*args: object) -> torch.Tensor:
+        assert killed.wait(30), "the watchdog never killed the job"
+        raise MemoryReadError("process_vm_readv: EFAULT", errno=errno.EFAULT)
+
+    job = SimpleNamespace(kill=lambda reason: killed.set())
+    reads = _output_reads.OutputReads(worker=SimpleNamespace(process=job), pid=1)  # type: ignore[arg-type]
+    monkeypatch.setattr(_output_reads, "_read_sample", hanging_read)
+    monkeypatch.setattr(_output_reads, "READ_WATCHDOG_S", 0.2)
+    region = Region(address=0x1000, dtype="torch.float32", shape=[4], strides=[1], device="cpu")
+    reply = Timed(times_ms=[1.0], outputs=[[region]])
+    expected = sampled_output((torch.ones(4),), seed=3, call=0)
+    with pytest.raises(UnreadableOutput, match="took over 0.2 s.*killed"):
+        _output_reads.wrong_read_calls(reads, reply, [0], lambda drawn: [expected], (1e-5, 1e-5), 3)
+    assert killed.is_set()
+    # A read that answers in time is judged as always, and the watchdog stays quiet.
+    monkeypatch.setattr(_output_reads, "_read_sample", lambda *args: torch.ones(4))
+    killed.clear()
+    assert _output_reads.wrong_read_calls(reads, reply, [0], lambda drawn: [expected],
+                                          (1e-5, 1e-5), 3) == []
+    time.sleep(0.4)
+    assert not killed.is_set()

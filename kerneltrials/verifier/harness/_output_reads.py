@@ -32,7 +32,9 @@ from __future__ import annotations
 import errno
 import math
 import random
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,6 +52,8 @@ CHEAT_SHARE = 0.05
 #: A call counts as wrong from this share of wrong elements (of a larger output than
 #: SAMPLED_ELEMENTS): fewer skip about that share of its work, no speed worth having.
 WRONG_ELEMENT_SHARE = 0.005
+#: Reads of one batch's drawn outputs taking longer than this are stalled on purpose.
+READ_WATCHDOG_S = 20.0
 #: An output larger than this is not read (it could not fit the parent's memory twice).
 MAX_OUTPUT_BYTES = 4 * 1024**3
 _PRIVILEGE = (errno.EPERM, errno.EACCES)
@@ -176,8 +180,45 @@ def wrong_read_calls(reads: OutputReads, reply: wire.Timed, drawn: list[int],
         raise UnreadableOutput(f"{len(reply.outputs)} output descriptions for "
                                f"{len(reply.times_ms)} calls")
     atol, rtol = tolerance
+    expected = expected_for(drawn)
+    with _watchdog(reads.worker) as fired:
+        try:
+            wrong = _wrong_calls(reads, reply, drawn, expected, atol, rtol, seed)
+        except UnreadableOutput:
+            if not fired.is_set():
+                raise
+    if fired.is_set():  # the kill woke the read: whatever it returned is no answer
+        raise UnreadableOutput(f"reading its outputs took over {READ_WATCHDOG_S:g} s (pages "
+                               "a frozen job must serve first, e.g. behind a userfaultfd); "
+                               "the job was killed")
+    return wrong
+
+
+@contextmanager
+def _watchdog(worker: WorkerJob) -> Iterator[threading.Event]:
+    """Kill the candidate's job if reads out of it take over READ_WATCHDOG_S: its memory
+    may be backed by something only its own (frozen) threads answer, and a read of it
+    waits in the kernel, with no timeout of its own. The event says the kill happened."""
+    fired = threading.Event()
+
+    def kill() -> None:
+        fired.set()
+        worker.process.kill("a read of its timed outputs hung")
+
+    timer = threading.Timer(READ_WATCHDOG_S, kill)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield fired
+    finally:
+        timer.cancel()
+
+
+def _wrong_calls(reads: OutputReads, reply: wire.Timed, drawn: list[int],
+                 expected: list[list[dict[str, Any]]], atol: float, rtol: float,
+                 seed: int) -> list[int] | None:
     wrong = []
-    for index, records in zip(drawn, expected_for(drawn), strict=True):
+    for index, records in zip(drawn, expected, strict=True):
         regions = reply.outputs[index]
         if len(regions) != len(records):
             raise UnreadableOutput(f"call {index} described {len(regions)} output tensors, "
