@@ -56,9 +56,28 @@ CHEATS = {
 }
 
 
+#: Cheats written as another with a few words changed: the file, and the changes.
+VARIANTS = {
+    # Most of the work anyway: only the last 4% of each unwatched output is left undone
+    # (about half of it wrong: the cheat a sample of the elements could miss).
+    "relu_mostly_when_watched": ("relu_when_watched", {
+        "#define SKIPPED_PART 1": "#define SKIPPED_PART 25",
+        "kt_relu_when_watched": "kt_relu_mostly_when_watched"}),
+}
+
+
+def cheat_source(name: str) -> str:
+    base, changes = VARIANTS.get(name, (name, {}))
+    source = (NATIVE / f"{base}.py").read_text()
+    for old, new in changes.items():
+        assert old in source, (base, old)
+        source = source.replace(old, new)
+    return source
+
+
 def verify(name: str, **fields: object) -> Verdict:
     options = replace(OPTIONS, **fields)  # type: ignore[arg-type]
-    return kerneltrials.check("L1/relu", (NATIVE / f"{name}.py").read_text(), options=options)
+    return kerneltrials.check("L1/relu", cheat_source(name), options=options)
 
 
 def _reads_possible(verdict: Verdict) -> None:
