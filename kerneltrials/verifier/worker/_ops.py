@@ -23,6 +23,7 @@ from kerneltrials.verifier.worker._guards import (
     KernelTracker,
     ReferenceRecorder,
 )
+from kerneltrials.verifier.worker._heap import keep_freed_blocks
 from kerneltrials.verifier.worker._integrity import (
     ThreadWatch,
     integrity_changes,
@@ -53,6 +54,7 @@ def warm_up(role: str) -> None:
     # The parent reads these files at once from a directory only this run writes: a
     # checksum over every tensor saved (tens of MB per call) would guard nothing here.
     torch.serialization.set_crc32_options(False)
+    keep_freed_blocks()  # before any call, in both timed workers alike
     if role == "candidate":
         load_watched_modules()
     with ComputeRecorder() if role == "candidate" else ReferenceRecorder():
