@@ -3,8 +3,9 @@
 One plain process: imports torch, loads the candidate with its already-built libraries
 (``load_inline`` answered from the build cache, no compiler), and for each configuration
 runs the reference model and the candidate as many times as the verdict timed them (plus
-one call each, the correctness comparison), on inputs drawn the task's way. Reads its
-plan (task, source, artifacts, calls per configuration) as JSON on stdin.
+one call each, the correctness comparison), on inputs drawn the task's way, with the
+heap the timed workers use (``worker/_heap.py``: the calls cost what they cost there).
+Reads its plan (task, source, artifacts, calls per configuration) as JSON on stdin.
 """
 
 from __future__ import annotations
@@ -22,10 +23,12 @@ import torch  # noqa: E402
 from kerneltrials.tasks import load_task  # noqa: E402
 from kerneltrials.tasks._instantiate import load_task_module, make_inputs, make_model  # noqa: E402
 from kerneltrials.verifier.builds._artifact import BuiltArtifact  # noqa: E402
+from kerneltrials.verifier.worker._heap import keep_freed_blocks  # noqa: E402
 from kerneltrials.verifier.worker._intercept import import_with_artifacts  # noqa: E402
 
 
 def main() -> None:
+    keep_freed_blocks()
     plan = json.load(sys.stdin)
     task = load_task(plan["task"])
     built = [BuiltArtifact.from_dict(item) for item in plan["artifacts"]]
