@@ -224,6 +224,8 @@ def _expected_samples(session: Session, side: Side, config: ShapeConfig, offsets
     its timing pool's outputs."""
 
     def expected(indices: list[int]) -> list[list[dict[str, Any]]]:
+        if not indices:  # a batch none of whose calls was drawn asks the reference nothing
+            return []
         if not offsets:
             pool = session.reference_pool(config.name)
             return [sampled_output(pool[index % len(pool)], seed, index) for index in indices]

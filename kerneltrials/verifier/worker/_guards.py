@@ -27,6 +27,7 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode, _get_current_dispatch_mode_stack
 
 from kerneltrials.verifier.protocol import leaves
+from kerneltrials.verifier.worker._heap import mallopt
 
 _now_ns = time.perf_counter_ns  # bound before any candidate code runs
 
@@ -217,15 +218,6 @@ _M_PERTURB = -6  # glibc mallopt: fill memory with a byte pattern on malloc and 
 _PERTURB_BYTE = 0xA5  # malloc'd memory reads 0x5A5A5A5A: ~1.5e16 as float32, never an answer
 
 
-def _libc() -> Any:
-    import ctypes  # the harness may; candidates may not (static checks)
-
-    try:
-        return ctypes.CDLL(None)
-    except OSError:
-        return None
-
-
 @contextmanager
 def perturbed_malloc() -> Iterator[None]:
     """While active, every heap allocation is filled with a pattern (glibc ``M_PERTURB``):
@@ -233,12 +225,9 @@ def perturbed_malloc() -> Iterator[None]:
     of an earlier call at the same address (the recycled-memory attack, on CPU). On in the
     correctness stage only: a timed call's inputs are fresh, so a stale answer is wrong
     there anyway, and a memset of every allocation would be measured as the kernel's."""
-    libc = _libc()
-    mallopt = getattr(libc, "mallopt", None)
-    if mallopt is None:
+    if not mallopt(_M_PERTURB, _PERTURB_BYTE):
         yield
         return
-    mallopt(_M_PERTURB, _PERTURB_BYTE)
     try:
         yield
     finally:

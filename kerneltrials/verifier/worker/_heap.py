@@ -19,12 +19,16 @@ _M_MMAP_THRESHOLD = -3  # glibc mallopt: blocks from this size get their own map
 _KEEP_BYTES = 1 << 30  # blocks of a GiB or more are still mapped and unmapped alone
 
 
-def keep_freed_blocks() -> bool:
-    """Serve blocks below a GiB from the heap and keep freed memory there; false where
-    the C library has no ``mallopt`` (not glibc: its allocator is left as it is)."""
+def mallopt(param: int, value: int) -> bool:
+    """glibc's ``mallopt(param, value)``; false where it failed or the C library has none
+    (not glibc: its allocator is left as it is)."""
     try:
-        mallopt = ctypes.CDLL(None).mallopt
+        function = ctypes.CDLL(None).mallopt
     except (OSError, AttributeError):
         return False
-    return bool(mallopt(_M_MMAP_THRESHOLD, _KEEP_BYTES)) and bool(
-        mallopt(_M_TRIM_THRESHOLD, _KEEP_BYTES))
+    return bool(function(param, value))
+
+
+def keep_freed_blocks() -> bool:
+    """Serve blocks below a GiB from the heap and keep freed memory there."""
+    return mallopt(_M_MMAP_THRESHOLD, _KEEP_BYTES) and mallopt(_M_TRIM_THRESHOLD, _KEEP_BYTES)
