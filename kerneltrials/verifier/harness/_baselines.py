@@ -35,7 +35,9 @@ from kerneltrials.verifier._options import CheckOptions
 #: built-in tasks, shorter than a machine keeps its state).
 MAX_AGE_S = 24 * 3600.0
 #: Bumped when what a stored baseline means changes: older entries are never read.
-FORMAT = 1
+#: 2: the timed workers' heap keeps freed blocks (worker/_heap.py), so a baseline timed
+#: before paid page faults a candidate timed now does not.
+FORMAT = 2
 #: Baselines kept in memory per process (each a few hundred floats).
 KEPT_IN_MEMORY = 4096
 
