@@ -68,6 +68,10 @@ class ConfigResult(BaseModel):
     times_ms: dict[str, TimingStats] = Field(default_factory=dict)  # candidate / eager / compile
     #: Per input seed: time inside compiled calls / ``forward`` time (docs/design/anticheat.md).
     custom_shares: list[float] = Field(default_factory=list)
+    #: ``mixed`` only: per kind of the reference's work (contraction, pointwise), the share
+    #: PyTorch did not do in the candidate's calls (the smallest over them); a candidate
+    #: below ``MIN_OWN_SHARE`` in every kind is a passthrough (docs/design/anticheat.md).
+    own_work_shares: dict[str, float] = Field(default_factory=dict)
 
 
 Policy = Literal["strict", "mixed"]

@@ -133,3 +133,30 @@ def test_output_descriptions_that_do_not_match_the_batch_are_unreadable() -> Non
     reads.pid = 1  # never used: the claim is refused before any read
     with pytest.raises(UnreadableOutput, match="said to be on 'cuda'"):
         wrong_read_calls(reads, on_gpu, [1], sampled_for, (1e-5, 1e-5), seed=0)
+
+
+@pytest.fixture
+def mixed_session() -> Session:
+    made = Session(task=load_task("L1/relu"), source="", options=CheckOptions(policy="mixed"),
+                   configs=[CONFIG], hidden_seed=0)
+    made.reference_work[CONFIG.name] = {"contraction": 0.0, "pointwise": 1000.0}
+    yield made
+    made.close()
+
+
+def test_a_timed_batch_in_which_pytorch_did_the_work_is_a_passthrough(
+        mixed_session: Session) -> None:
+    # correctness saw an honest candidate; this batch's calls left the work to PyTorch
+    reply = timed([], ops=["aten.relu"], torch_work={"pointwise": 900.0})
+    outcome = judged(mixed_session, reply, [], None)
+    assert outcome.reasons[0].startswith("policy:passthrough:")
+    assert "public-0 (timed)" in outcome.reasons[0] and "pointwise 10%" in outcome.reasons[0]
+    judge_timing_reply(mixed_session, CONFIG, timed([], torch_work={"pointwise": 700.0}), 4,
+                       [], None, expected_for)  # 30% of its own: accepted
+
+
+@pytest.mark.parametrize("work", [-1.0, float("nan")])
+def test_a_forged_work_record_is_rejected(mixed_session: Session, work: float) -> None:
+    reply = timed([], ops=["aten.relu"], torch_work={"pointwise": work})
+    outcome = judged(mixed_session, reply, [], None)
+    assert outcome.reasons[0].startswith("integrity:malformed_work_record:")

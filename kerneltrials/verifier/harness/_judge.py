@@ -21,6 +21,14 @@ from kerneltrials.verifier.harness._compare import (
     paired_blocks,
 )
 from kerneltrials.verifier.harness._session import Outcome, Session, load_trusted
+from kerneltrials.verifier.harness._work_share import (
+    MIN_OWN_SHARE,
+    MalformedWork,
+    checked_work,
+    describe,
+    is_passthrough,
+    own_shares,
+)
 from kerneltrials.verifier.protocol import leaves, paired_leaves
 from kerneltrials.verifier.verdict import ConfigResult, Status
 
@@ -42,18 +50,34 @@ def judge_structures(structures: list[Any]) -> None:
             raise reject(f"integrity:output_no_storage:{item.get('layout')}")
 
 
-def judge_policy(policy: str, ops: list[str], reference_ops: list[str], where: str) -> None:
-    """``strict``: no compute op ran; ``mixed``: the ran ops do not cover the reference's."""
+def judge_policy(session: Session, config: ShapeConfig, ops: list[str],
+                 torch_work: dict[str, float], where: str) -> None:
+    """``strict``: no compute op ran; ``mixed``: PyTorch did not do (nearly) all of some
+    kind of the reference's work (``_work_share``). The candidate's own shares go into
+    the configuration's result, the smallest seen over its calls."""
+    policy = str(session.options.policy)
     if policy == "strict" and ops:
         raise reject(f"policy:torch_compute:{','.join(ops)} executed in forward on {where} "
                      "(strict: the candidate's kernels must do all the compute)")
-    if policy == "mixed" and reference_ops and set(reference_ops) <= set(ops):
-        raise reject(f"policy:passthrough:forward ran every compute op of the reference "
-                     f"({','.join(reference_ops)}) on {where}: no custom kernel replaced any")
+    reference = session.reference_work.get(config.name)
+    if policy != "mixed" or not reference:
+        return
+    try:
+        by_torch = checked_work(torch_work, wire.WORK_KINDS)
+    except MalformedWork as error:
+        raise reject(f"integrity:malformed_work_record:{error} on {where}") from error
+    shares = own_shares(reference, by_torch)
+    result = session.results.get(config.name)
+    if result is not None:
+        for kind, share in shares.items():
+            result.own_work_shares[kind] = min(result.own_work_shares.get(kind, 1.0), share)
+    if is_passthrough(shares):
+        raise reject(f"policy:passthrough:PyTorch did the reference's work in forward on "
+                     f"{where}: the candidate's own share of it is {describe(shares)}; "
+                     f"its compiled code must do at least {MIN_OWN_SHARE:.0%} of one kind")
 
 
-def judge_run_reply(session: Session, config: ShapeConfig, reply: wire.RunReport,
-                    reference_ops: list[str]) -> None:
+def judge_run_reply(session: Session, config: ShapeConfig, reply: wire.RunReport) -> None:
     """The checks that need no tensor: integrity, kernels called, policy, aliasing."""
     if reply.integrity:
         raise reject(*reply.integrity)
@@ -61,7 +85,7 @@ def judge_run_reply(session: Session, config: ShapeConfig, reply: wire.RunReport
     if any(count == 0 for count in reply.kernel_calls):
         raise reject(f"integrity:no_custom_call:a call of forward ran no compiled function "
                      f"on {config.name}")
-    judge_policy(str(session.options.policy), reply.ops, reference_ops, config.name)
+    judge_policy(session, config, reply.ops, reply.torch_work, config.name)
     if reply.aliases_input:
         raise reject(f"integrity:output_aliases_input on {config.name}")
 
@@ -178,8 +202,7 @@ def judge_timing_reply(session: Session, config: ShapeConfig, reply: wire.Timed,
         raise reject(*reply.integrity)
     if reply.kernel_calls is None or reply.kernel_calls < n_calls:
         raise reject(f"integrity:no_custom_call:timed calls ran no compiled function on {config.name}")
-    judge_policy(str(session.options.policy), reply.ops, session_reference_ops(session, config),
-                 f"{config.name} (timed)")
+    judge_policy(session, config, reply.ops, reply.torch_work, f"{config.name} (timed)")
     spots = reply.spots
     if not spot or spot_path is None:
         return
@@ -198,6 +221,3 @@ def judge_timing_reply(session: Session, config: ShapeConfig, reply: wire.Timed,
                          f"{config.name} (behaves differently while timed)")
 
 
-def session_reference_ops(session: Session, config: ShapeConfig) -> list[str]:
-    """The reference's compute ops on ``config``, recorded during correctness."""
-    return list(session.reference_ops.get(config.name, []))

@@ -65,8 +65,8 @@ class Session:
     isolation: dict[str, Any] = field(default_factory=dict)
     build_info: dict[str, Any] = field(default_factory=dict)
     durations_s: dict[str, float] = field(default_factory=dict)
-    #: The ATen ops the reference ran, per configuration (the candidate's must differ).
-    reference_ops: dict[str, list[str]] = field(default_factory=dict)
+    #: The reference's work by kind, per configuration: the mixed policy's yardstick.
+    reference_work: dict[str, dict[str, float]] = field(default_factory=dict)
     #: The last configuration's reference pool outputs, as (configuration, outputs).
     _pool: tuple[str, Any] | None = field(default=None, init=False, repr=False)
 

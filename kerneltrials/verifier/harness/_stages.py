@@ -42,6 +42,7 @@ from kerneltrials.verifier.harness._seeds import (
     pool_seeds,
 )
 from kerneltrials.verifier.harness._session import Outcome, Session
+from kerneltrials.verifier.harness._work_share import MalformedWork, checked_work
 from kerneltrials.verifier.protocol import CompileError
 from kerneltrials.verifier.verdict import ConfigResult, Status
 
@@ -238,12 +239,15 @@ def _check_one_seed(session: Session, reference: WorkerJob, candidate: WorkerJob
         raise candidate_failure(error, f"run[{config.name}]") from error
     try:
         ref_reply = reference.request(wire.Reference(
-            config=config.name, inputs_path=paths["inputs"], path=paths["reference"]), timeout)
+            config=config.name, inputs_path=paths["inputs"], path=paths["reference"],
+            weigh=str(session.options.policy) == "mixed"), timeout)
     except (WorkerFailed, JobDied, ForgedReply) as error:
         raise reference_failure(error, session.task.path) from error
-    ops = sorted(set(ref_reply.ops))
-    session.reference_ops[config.name] = ops
-    judge_run_reply(session, config, reply, ops)
+    try:
+        session.reference_work[config.name] = checked_work(ref_reply.work, wire.WORK_KINDS)
+    except MalformedWork as error:  # the reference worker runs trusted code only
+        raise reference_failure(ForgedReply(f"work record: {error}"), session.task.path) from error
+    judge_run_reply(session, config, reply)
     judge_outputs(session, config, reply, paths, result)
     session.discard(paths["reference"], paths["outputs"])
     if not keep_inputs:

@@ -39,6 +39,7 @@ from kerneltrials.verifier.protocol._frames import (
 from kerneltrials.verifier.protocol._messages import (
     FRESH_OFFSETS,
     REQUESTS,
+    WORK_KINDS,
     CandidateLoaded,
     Collect,
     Collected,
@@ -78,7 +79,8 @@ from kerneltrials.verifier.protocol._tree import is_branch, leaves, map_leaves, 
 from kerneltrials.verifier.protocol._wire import MalformedMessage, from_wire, to_wire
 
 __all__ = [
-    "FRESH_OFFSETS", "MAX_FRAME_BYTES", "MAX_REQUESTS", "REQUESTS", "SAMPLED_ELEMENTS", "BuildArtifact",
+    "FRESH_OFFSETS", "MAX_FRAME_BYTES", "MAX_REQUESTS", "REQUESTS", "SAMPLED_ELEMENTS", "WORK_KINDS",
+    "BuildArtifact",
     "BuildRequest", "CandidateLoaded", "ChannelClosed", "ChannelTimeout", "Collect", "Collected",
     "Compile", "CompileError", "Compiled", "Count", "CpuTimeExceeded", "Empty", "Exit", "Failure",
     "FreshReference", "Grad", "GradDone", "HandedArtifact", "Handler", "Inputs", "InvalidRequest",

@@ -116,9 +116,16 @@ class Inputs(Request[Count]):
     path: str
 
 
+#: The kinds of work a compute-op record weighs (worker/_op_work.py): FLOPs of contractions,
+#: and the pointwise work of PyTorch's primitive ops. The mixed policy judges each apart.
+WORK_KINDS = ("contraction", "pointwise")
+
+
 @dataclass(frozen=True)
 class ReferenceRan:
-    ops: list[str]  # the reference's compute ops (the mixed policy's yardstick)
+    ops: list[str]  # the reference's compute ops
+    #: The reference's work by kind (worker/_op_work.py): the mixed policy's yardstick.
+    work: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -128,6 +135,8 @@ class Reference(Request[ReferenceRan]):
     config: str
     inputs_path: str
     path: str
+    #: Weigh the reference's ops (the mixed policy): the first weighing imports dynamo.
+    weigh: bool = False
 
 
 @dataclass(frozen=True)
@@ -178,6 +187,8 @@ class RunReport:
     aliases_input: bool
     replays: list[Replay]
     readdressed: bool
+    #: Per kind, the most work PyTorch did in one of the run's calls (worker/_op_work.py).
+    torch_work: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -217,6 +228,8 @@ class Timed:
     kernel_calls: int | None = None
     #: The aten compute ops of every call of the batch (each ran with the recorder on).
     ops: list[str] = field(default_factory=list)
+    #: Per kind, the most work PyTorch did in one call of the batch.
+    torch_work: dict[str, float] = field(default_factory=dict)
     spots: list[Spot] = field(default_factory=list)
     #: With ``Time.keep``: each call's output leaves, kept alive until the next batch.
     outputs: list[list[Region]] = field(default_factory=list)

@@ -1,6 +1,7 @@
 """Runtime guards inside the workers: what ran during ``forward``, and what changed.
 
-- :class:`ComputeRecorder` records every aten compute op that executes. It is a
+- :class:`ComputeRecorder` records every aten compute op that executes, and its work
+  (``_op_work``: the mixed policy weighs it against the reference's). It is a
   ``TorchDispatchMode``: it sits on the dispatcher's Python key, so it sees ops called from
   Python *and* from C++ extensions (``at::relu`` goes through the dispatcher too).
   :class:`WatchedCalls` puts it around every call of the candidate, so its presence tells
@@ -19,7 +20,8 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections import Counter
+from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -28,6 +30,7 @@ from torch.utils._python_dispatch import TorchDispatchMode, _get_current_dispatc
 
 from kerneltrials.verifier.protocol import leaves
 from kerneltrials.verifier.worker._heap import mallopt
+from kerneltrials.verifier.worker._op_work import KINDS, signature, total_work
 
 _now_ns = time.perf_counter_ns  # bound before any candidate code runs
 
@@ -64,11 +67,20 @@ class ComputeRecorder(TorchDispatchMode):
     def __init__(self) -> None:
         super().__init__()
         self.ops: set[str] = set()
+        #: Each compute op call since the last :meth:`take_work`, by signature (its work
+        #: is worked out afterwards, outside the call: ``_op_work``).
+        self.calls: Counter[Hashable] = Counter()
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
         if is_compute(func):
             self.ops.add(op_name(func))
+            self.calls[signature(func, args, kwargs or {})] += 1
         return func(*args, **(kwargs or {}))
+
+    def take_work(self) -> dict[str, float]:
+        """The work of the compute ops recorded since the last take (then forgotten)."""
+        calls, self.calls = self.calls, Counter()
+        return total_work(calls)
 
     def is_active(self) -> bool:
         """Still on the mode stack? (a candidate could try to pop it)"""
@@ -84,6 +96,8 @@ class WatchedCalls:
     def __init__(self) -> None:
         self.recorder = ComputeRecorder()
         self.guard_removed = False  # a call left the recorder off the stack
+        #: Per kind, the most work PyTorch did in any one call (``_op_work.KINDS``).
+        self.most_work: dict[str, float] = dict.fromkeys(KINDS, 0.0)
 
     @contextmanager
     def call(self) -> Iterator[None]:
@@ -96,6 +110,8 @@ class WatchedCalls:
                 self.recorder.__exit__(None, None, None)
             else:  # popped, or a mode left above it that saw the ops first: not ours to pop
                 self.guard_removed = True
+            for kind, amount in self.recorder.take_work().items():
+                self.most_work[kind] = max(self.most_work[kind], amount)
 
     def findings(self) -> list[str]:
         """What the parent must hear about the recorder over the calls watched so far."""
@@ -116,6 +132,7 @@ class ReferenceRecorder(ComputeRecorder):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
         if is_compute(func):
             self.ops.add(op_name(func))
+            self.calls[signature(func, args, kwargs or {})] += 1
         return func(*args, **(kwargs or {}))
 
 

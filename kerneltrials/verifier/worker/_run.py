@@ -58,6 +58,7 @@ class Observations:
     custom_share: float | None = None
     aliases_input: bool = False
     replays: list[wire.Replay] = field(default_factory=list)
+    torch_work: dict[str, float] = field(default_factory=dict)
 
     def add_integrity(self, reasons: list[str]) -> None:
         self.integrity += [r for r in reasons if r not in self.integrity]
@@ -139,6 +140,8 @@ def guarded_call(state: WorkerState, config: ConfigState, inputs: list[Any], rep
     report.kernel_calls.append(len(tracker.names))
     if poison is None:  # a replay's record also holds the poisoning's own ops
         report.ops = sorted(set(report.ops) | watch.recorder.ops)
+        for kind, amount in watch.most_work.items():
+            report.torch_work[kind] = max(report.torch_work.get(kind, 0.0), amount)
     if len(report.kernel_calls) == 1:
         report.kernel_names = list(tracker.names)
     if measure:
@@ -188,7 +191,8 @@ def run_op(state: WorkerState, request: wire.Run) -> wire.RunReport:
     return wire.RunReport(structures=report.structures, integrity=report.integrity,
                           kernel_calls=report.kernel_calls, ops=report.ops,
                           custom_share=report.custom_share, aliases_input=report.aliases_input,
-                          replays=report.replays, readdressed=readdressed is not None)
+                          replays=report.replays, readdressed=readdressed is not None,
+                          torch_work=report.torch_work)
 
 
 def _replay_indices(calls: int, seed: int) -> list[int]:
@@ -250,4 +254,4 @@ def _candidate_timing_report(state: WorkerState, times_ms: list[float],
         torch.save([_snapshot(output) for output in kept.values()], request.spot_path)
     return wire.Timed(times_ms=times_ms, integrity=report.integrity,
                       kernel_calls=len(state.tracker.names), spots=spots,
-                      ops=sorted(watch.recorder.ops))
+                      ops=sorted(watch.recorder.ops), torch_work=watch.most_work)
