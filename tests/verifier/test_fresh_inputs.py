@@ -94,6 +94,21 @@ def test_each_offset_is_a_new_input_and_the_same_offset_the_same_one() -> None:
     assert not torch.equal(seen[2], other_seed)
 
 
+def test_one_bank_serves_every_configuration_until_a_larger_one_needs_more() -> None:
+    small = [[torch.randn(64)]]
+    large = [[torch.randn(4096)]]
+    first = make_bank(small, seed=11, device="cpu")
+    assert make_bank(small, seed=11, device="cpu", previous=first) is first
+    grown = make_bank(large, seed=11, device="cpu", previous=first)
+    assert grown is not first and grown.length >= 4096
+    assert make_bank(small, seed=11, device="cpu", previous=grown) is grown
+    assert make_bank(small, seed=12, device="cpu", previous=grown) is not grown
+    # both workers replay the same setups, so they hold the same factors for every call
+    other = make_bank(large, seed=11, device="cpu", previous=make_bank(small, 11, "cpu"))
+    assert torch.equal(fresh_inputs(small[0], grown, 777)[0],
+                       fresh_inputs(small[0], other, 777)[0])
+
+
 def test_without_an_offset_a_call_gets_a_plain_copy() -> None:
     pool = _pool()
     copied = fresh_inputs(pool[0], make_bank(pool, seed=11, device="cpu"), None)

@@ -45,7 +45,8 @@ def pool_seeds(secret: int, config: str, count: int) -> list[int]:
     return [derived_seed(secret, config, "timing-pool", index) for index in range(count)]
 
 
-def bank_seed(secret: int, config: str) -> int:
-    """The seed of the factors that make a configuration's timed inputs fresh; never 0
-    (0 means "no bank" on the wire)."""
-    return derived_seed(secret, config, "timing-bank", 0) or 1
+def bank_seed(secret: int) -> int:
+    """The seed of the factors that make a check's timed inputs fresh; never 0 (0 means
+    "no bank" on the wire). One for all configurations: the workers keep one bank (which
+    call gets which factors is the parent's offset draw, per call)."""
+    return derived_seed(secret, "", "timing-bank", 0) or 1

@@ -193,7 +193,7 @@ def _setup_config(session: Session, reference: WorkerJob, candidate: WorkerJob,
                   config: ShapeConfig) -> None:
     setup = wire.Setup(config=config.name, overrides=config.overrides, init_seed=INIT_SEED,
                        pool_seeds=pool_seeds(session.hidden_seed, config.name, TIMING_POOL_SIZE),
-                       bank_seed=bank_seed(session.hidden_seed, config.name)
+                       bank_seed=bank_seed(session.hidden_seed)
                        if session.options.fresh_inputs else 0)
     timeout = session.options.call_timeout_s
     # Both workers draw the configuration's inputs at once, on their own cores: the

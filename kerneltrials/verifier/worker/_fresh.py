@@ -1,8 +1,8 @@
 """Fresh inputs for every timed call: a pool input scaled element by element by factors
 that the parent picks for each call (docs/design/timing.md, "Fresh inputs per call").
 
-A worker keeps a few input sets per configuration (the timing pool) and, per
-configuration, one bank of random factors in [1 - span, 1]. A timed call's floating-point
+A worker keeps a few input sets per configuration (the timing pool) and one bank of
+random factors in [1 - span, 1], long enough for the largest configuration's inputs. A timed call's floating-point
 inputs are its pool set multiplied element-wise by the bank's window starting at the
 call's offset, which the parent draws with the operating system's randomness and sends
 with the batch. So no two timed calls see the same inputs, none exists before its batch
@@ -59,13 +59,22 @@ def _scaled(value: Any) -> bool:
     return isinstance(value, torch.Tensor) and value.dtype in SCALE_SPAN
 
 
-def make_bank(pool: Sequence[Sequence[Any]], seed: int, device: str) -> ScaleBank:
+def make_bank(pool: Sequence[Sequence[Any]], seed: int, device: str,
+              previous: ScaleBank | None = None) -> ScaleBank:
     """The bank for a configuration's pool: long enough for its largest floating input,
     its factors drawn now for every floating dtype the pool holds (at setup, which both
-    workers do at once, rather than in the first timed batch)."""
+    workers do at once, rather than in the first timed batch).
+
+    ``previous``, the bank of the configuration set up before, is kept when it has the same
+    seed and is long enough: one bank serves every configuration of a check (the parent
+    sends one seed), which saves drawing tens of MB of factors per configuration. Both
+    workers see the same setups in the same order, so they keep and replace alike."""
     scaled = [x for inputs in pool for x in inputs if _scaled(x)]
     largest = max((x.numel() for x in scaled), default=0)
-    bank = ScaleBank(seed=seed, length=largest + OFFSETS if largest else 0, device=device)
+    length = largest + OFFSETS if largest else 0
+    keep = previous is not None and previous.seed == seed and previous.length >= length
+    bank = previous if keep and previous is not None else ScaleBank(
+        seed=seed, length=length, device=device)
     for dtype in {x.dtype for x in scaled}:
         bank.factors(dtype, 0, 0)
     return bank

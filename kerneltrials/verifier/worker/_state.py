@@ -40,6 +40,7 @@ class WorkerState:
     integrity: dict[str, Any] = field(default_factory=dict)  # snapshot before import
     threads: ThreadWatch | None = None
     output_bytes: int = 0  # size of the last output: the freed block to poison
+    bank: ScaleBank | None = None  # the fresh-input factors, shared by the configurations
     #: The last timed batch's outputs (``Time.keep``): alive while the parent reads them.
     kept_outputs: dict[int, Any] | None = None
 
