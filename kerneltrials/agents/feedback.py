@@ -54,9 +54,33 @@ def _profile_lines(profile: Any) -> list[str]:
                      f"{row.get('calls')} call(s)")
     for name, value in dict(profile.get("counters") or {}).items():
         lines.append(f"- counter {name}: {value:.4g}")
+    for kernel in list(profile.get("kernels") or [])[:8]:
+        if isinstance(kernel, Mapping):
+            lines.append(_kernel_line(kernel))
     if profile.get("note"):
         lines.append(f"Note: {profile['note']}")
     return lines
+
+
+#: Nsight Compute metrics as the feedback names them (harness/_nsight.py collects them).
+_KERNEL_METRICS = (
+    ("gpu__time_duration.sum", "time {:.4g} ns"),
+    ("dram__throughput.avg.pct_of_peak_sustained_elapsed", "DRAM {:.0f}% of peak"),
+    ("sm__throughput.avg.pct_of_peak_sustained_elapsed", "SM {:.0f}% of peak"),
+    ("sm__warps_active.avg.pct_of_peak_sustained_active", "occupancy {:.0f}%"),
+    ("launch__registers_per_thread", "{:.0f} registers/thread"),
+    ("launch__block_size", "block {:.0f}"),
+    ("launch__grid_size", "grid {:.0f}"),
+)
+
+
+def _kernel_line(kernel: Mapping[str, Any]) -> str:
+    """One kernel's Nsight Compute counters, in words an agent can act on."""
+    metrics = dict(kernel.get("metrics") or {})
+    parts = [label.format(float(metrics[key])) for key, label in _KERNEL_METRICS
+             if isinstance(metrics.get(key), int | float)]
+    return (f"- kernel {str(kernel.get('name'))[:120]} ({kernel.get('launches')} launch(es)): "
+            + ", ".join(parts))
 
 
 def _speedup_lines(verdict: Mapping[str, Any]) -> list[str]:

@@ -20,8 +20,8 @@ cuda_source = r"""
 cpp_source = "{declaration}"
 
 ext = load_inline(name="{name}", cpp_sources=cpp_source, cuda_sources=cuda_source,
-                  functions=["{function}"], extra_cuda_cflags=["-O3"])
-
+                  functions={functions!r}, extra_cuda_cflags=["-O3"])
+{prelude}
 
 class ModelNew(nn.Module):
     def __init__(self, *args, **kwargs):
@@ -34,10 +34,15 @@ class ModelNew(nn.Module):
 
 
 def candidate(name: str, cuda: str, function: str, declaration: str, params: str = "x",
-              call: str | None = None, init: str = "        pass", salt: str = "") -> str:
+              call: str | None = None, init: str = "        pass", salt: str = "",
+              more_functions: tuple[str, ...] = (), prelude: str = "") -> str:
+    """``more_functions``: bound besides ``function``; ``prelude``: Python code between
+    the build and ``ModelNew`` (an ``autograd.Function``, a helper)."""
     cuda_text = f"// {salt}\n{cuda}" if salt else cuda
-    return _TEMPLATE.format(name=name, cuda=cuda_text, function=function, declaration=declaration,
-                            params=params, call=call or f"ext.{function}({params})", init=init)
+    return _TEMPLATE.format(name=name, cuda=cuda_text, functions=[function, *more_functions],
+                            declaration=declaration, params=params,
+                            call=call or f"ext.{function}({params})", init=init,
+                            prelude=prelude)
 
 
 RELU_DECL = "torch::Tensor relu_forward(torch::Tensor x);"
@@ -149,6 +154,96 @@ torch::Tensor relu_forward(torch::Tensor x) {
 """, "relu_forward", RELU_DECL)
 
 
+# SELU forward and backward (L1/selu_backward): both passes are the candidate's kernels,
+# joined by an autograd.Function, as a model writing a backward task would.
+_SELU_FUNCTION = """
+
+class Selu(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return ext.selu_forward(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return ext.selu_backward(grad, x)
+"""
+
+SELU_BACKWARD = candidate("gpu_selu_backward", r"""
+#define SELU_ALPHA 1.6732632423543772848170429916717f
+#define SELU_SCALE 1.0507009873554804934193349852946f
+__global__ void selu_fwd(const float* __restrict__ x, float* __restrict__ y, int64_t n) {
+    int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float v = x[i];
+    y[i] = SELU_SCALE * (v > 0.f ? v : SELU_ALPHA * expm1f(v));
+}
+__global__ void selu_bwd(const float* __restrict__ g, const float* __restrict__ x,
+                         float* __restrict__ dx, int64_t n) {
+    int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float v = x[i];
+    dx[i] = g[i] * SELU_SCALE * (v > 0.f ? 1.f : SELU_ALPHA * expf(v));
+}
+torch::Tensor selu_forward(torch::Tensor x) {
+    TORCH_CHECK(x.is_cuda() && x.scalar_type() == torch::kFloat32);
+    auto xc = x.contiguous();
+    auto y = torch::empty_like(xc);
+    int64_t n = xc.numel();
+    selu_fwd<<<(n + 255) / 256, 256>>>(xc.data_ptr<float>(), y.data_ptr<float>(), n);
+    return y;
+}
+torch::Tensor selu_backward(torch::Tensor grad, torch::Tensor x) {
+    auto gc = grad.contiguous(), xc = x.contiguous();
+    auto dx = torch::empty_like(xc);
+    int64_t n = xc.numel();
+    selu_bwd<<<(n + 255) / 256, 256>>>(gc.data_ptr<float>(), xc.data_ptr<float>(),
+                                       dx.data_ptr<float>(), n);
+    return dx;
+}
+""", "selu_forward", "torch::Tensor selu_forward(torch::Tensor x); "
+    "torch::Tensor selu_backward(torch::Tensor grad, torch::Tensor x);",
+    more_functions=("selu_backward",), call="Selu.apply(x)", prelude=_SELU_FUNCTION)
+
+# L2/conv2d_bn_relu under ``mixed``: cuDNN's convolution, then conv bias + inference batch
+# norm + ReLU in one kernel (the level-2 pattern of the CPU reference solution). The
+# per-channel scale and shift are PyTorch ops on vectors of a few dozen elements.
+_BN_FOLD = """
+
+def scale_shift(conv, bn):
+    scale = bn.weight / torch.sqrt(bn.running_var + bn.eps)
+    return scale, (conv.bias - bn.running_mean) * scale + bn.bias
+"""
+
+CONV_BN_RELU = candidate("gpu_conv_bn_relu", r"""
+__global__ void bias_bn_relu(const float* __restrict__ y, float* __restrict__ out,
+                             const float* __restrict__ scale, const float* __restrict__ shift,
+                             int64_t channels, int64_t hw, int64_t n) {
+    int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int64_t c = (i / hw) % channels;
+    out[i] = fmaxf(fmaf(y[i], scale[c], shift[c]), 0.f);
+}
+torch::Tensor bias_bn_relu_forward(torch::Tensor y, torch::Tensor scale, torch::Tensor shift) {
+    TORCH_CHECK(y.is_cuda() && y.dim() == 4 && y.scalar_type() == torch::kFloat32);
+    auto yc = y.contiguous(), sc = scale.contiguous(), sh = shift.contiguous();
+    auto out = torch::empty_like(yc);
+    int64_t n = yc.numel(), channels = yc.size(1), hw = yc.size(2) * yc.size(3);
+    bias_bn_relu<<<(n + 255) / 256, 256>>>(yc.data_ptr<float>(), out.data_ptr<float>(),
+        sc.data_ptr<float>(), sh.data_ptr<float>(), channels, hw, n);
+    return out;
+}
+""", "bias_bn_relu_forward",
+    "torch::Tensor bias_bn_relu_forward(torch::Tensor y, torch::Tensor scale, "
+    "torch::Tensor shift);",
+    init="        self.conv = nn.Conv2d(args[0], args[1], kernel_size=3, padding=1)\n"
+         "        self.bn = nn.BatchNorm2d(args[1])",
+    call="ext.bias_bn_relu_forward(torch.nn.functional.conv2d(x, self.conv.weight, None, "
+         "padding=1), *scale_shift(self.conv, self.bn))",
+    prelude=_BN_FOLD)
+
+
 def relu_variant(name: str, host_body: str, salt: str = "") -> str:
     """A ReLU candidate whose host function is ``host_body`` (the kernel ``relu_plain``
     is defined): the GPU cheats differ only in how they launch or skip it."""
@@ -233,6 +328,7 @@ def every_candidate() -> list[tuple[str, str]]:
     them all in parallel first, so the tests meet cache hits."""
     return [("L1/relu", relu_work(0)), ("L1/sum_dim", SUM_DIM),
             ("L1/matmul_square", MATMUL_TILED), ("L1/relu_bf16", RELU_BF16),
+            ("L1/selu_backward", SELU_BACKWARD), ("L2/conv2d_bn_relu", CONV_BN_RELU),
             ("L1/matmul_square", TF32_MATMUL),
             *(("L1/relu", source) for source in CHEATS.values()),
             ("L1/relu", relu_work(256)), ("L1/relu", relu_work(1024)),

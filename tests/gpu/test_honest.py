@@ -13,6 +13,8 @@ HONEST = {
     "reduction": ("L1/sum_dim", sources.SUM_DIM),
     "tiled_matmul": ("L1/matmul_square", sources.MATMUL_TILED),
     "bf16": ("L1/relu_bf16", sources.RELU_BF16),
+    "backward": ("L1/selu_backward", sources.SELU_BACKWARD),
+    "fused_level2": ("L2/conv2d_bn_relu", sources.CONV_BN_RELU),
 }
 
 

@@ -118,14 +118,18 @@ class WorkerJob:
 
     def __init__(self, sandbox: Sandbox, role: str, job_dir: Path, mounts: list[Mount],
                  limits: SandboxLimits, extra_env: dict[str, str] | None = None,
-                 gpu_index: int | None = None, freeze_at_rest: bool = False) -> None:
+                 gpu_index: int | None = None, freeze_at_rest: bool = False,
+                 wrapper: list[str] | None = None) -> None:
+        """``wrapper``: an argv prefix the worker runs under, in the job (a profiler that
+        launches its target); such a job is never forked from a zygote."""
         self.role = role
         self.nonce = secrets.token_hex(16)
-        scratch = job_dir / f"scratch-{role}"
+        scratch = job_dir / f"scratch-{role}{'-wrapped' if wrapper else ''}"
         env = build_job_env({"PYTHONDONTWRITEBYTECODE": "1", **(extra_env or {})})
-        spec = JobSpec(argv=worker_argv(role), env=env, scratch_dir=scratch, mounts=mounts,
-                       limits=limits, gpu_index=gpu_index, label=f"{role} worker",
-                       preload=WORKER_MODULE if role in PRELOADED_ROLES else None)
+        preload = WORKER_MODULE if role in PRELOADED_ROLES and not wrapper else None
+        spec = JobSpec(argv=[*(wrapper or []), *worker_argv(role)], env=env,
+                       scratch_dir=scratch, mounts=mounts, limits=limits, gpu_index=gpu_index,
+                       label=f"{role} worker", preload=preload)
         self.process = sandbox.start(spec)
         self.exit_info: ExitInfo | None = None
         self._ready = False  # the worker answered hello (its imports are done)

@@ -2,16 +2,34 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+from kerneltrials._cpuinfo import usable_cores
+from kerneltrials.sandbox import SandboxStartError
 from kerneltrials.verifier import protocol as wire
 from kerneltrials.verifier.harness._jobs import ForgedReply, JobDied, WorkerFailed, WorkerJob
+from kerneltrials.verifier.harness._nsight import (
+    find_ncu,
+    ncu_note,
+    ncu_wrapper,
+    parse_ncu_csv,
+    with_ncu,
+)
 from kerneltrials.verifier.harness._profiling import start_perf, stop_perf, summarise_profile
+from kerneltrials.verifier.harness._seeds import bank_seed, pool_seeds
 from kerneltrials.verifier.harness._session import Session
+from kerneltrials.verifier.harness._stages import INIT_SEED
+
+#: How long ncu may take to write its report once the profiled worker has exited.
+NCU_REPORT_WAIT_S = 120.0
+#: The calls Nsight Compute measures: it replays each kernel launch many times, so few.
+NCU_CALLS = 2
 
 
 def profile_stage(session: Session, candidate: WorkerJob) -> dict[str, Any]:
-    """Profile the first configuration; a failure here only leaves a note."""
+    """Profile the first configuration; a failure here only leaves a note. On the cuda
+    backend with Nsight Compute installed, its per-kernel counters are added."""
     config = session.configs[0].name
     pid = getattr(getattr(candidate.process, "popen", None), "pid", None)
     perf = start_perf(pid) if session.options.backend == "cpu" and pid else None
@@ -23,4 +41,48 @@ def profile_stage(session: Session, candidate: WorkerJob) -> dict[str, Any]:
         return {"tool": "none", "top_ops": [], "note": f"profiling failed: {error}"}
     counters, note = stop_perf(perf) if session.options.backend == "cpu" else ({}, "")
     tool = "perf+torch.profiler" if counters else "torch.profiler"
-    return summarise_profile([wire.to_wire(row) for row in reply.top_ops], counters, note, tool)
+    profile = summarise_profile([wire.to_wire(row) for row in reply.top_ops], counters, note,
+                                tool)
+    ncu = find_ncu() if session.options.backend == "cuda" else None
+    if ncu is None:
+        return profile
+    text, failure = _ncu_report(session, ncu)
+    kernels = parse_ncu_csv(text)
+    return with_ncu(profile, kernels, failure or ncu_note(text, kernels))
+
+
+def _ncu_report(session: Session, ncu: str) -> tuple[str, str]:
+    """Nsight Compute's CSV over the candidate's calls on the first configuration, from
+    one more candidate worker started under it; and why there is none, if so."""
+    report = session.path("candidate-out", "ncu-report.csv")
+    config = session.configs[0]
+    timeout = session.options.call_timeout_s
+    try:
+        job = session.start_worker("candidate", session.options.run_timeout_s,
+                                   wrapper=ncu_wrapper(ncu, report))
+    except SandboxStartError as error:
+        return "", f"Nsight Compute not run: {error}"
+    try:
+        job.request(wire.LoadTask(source=session.task.source, path=session.task.path,
+                                  task_id=session.task.id, name=session.task.name,
+                                  backend=session.options.backend, threads=usable_cores(),
+                                  signed_inputs=session.options.inputs == "signed"), timeout)
+        job.request(wire.LoadCandidate(candidate=str(session.candidate_path),
+                                       backend=session.options.backend,
+                                       artifacts=session.artifacts), timeout)
+        job.request(wire.Setup(config=config.name, overrides=config.overrides,
+                               init_seed=INIT_SEED,
+                               pool_seeds=pool_seeds(session.hidden_seed, config.name, 1),
+                               bank_seed=bank_seed(session.hidden_seed)), timeout)
+        # ncu replays every launch to collect its counters: far slower than a timed call
+        job.request(wire.Profile(config=config.name, calls=NCU_CALLS, device_range=True),
+                    timeout * 10)
+    except (WorkerFailed, JobDied, ForgedReply) as error:
+        job.process.kill()
+        return "", f"Nsight Compute run failed: {error}"
+    job.ask_to_exit()  # ncu writes its report when its target has exited
+    job.exit_info = job.process.wait(timeout_s=NCU_REPORT_WAIT_S) or job.process.kill()
+    try:
+        return Path(report).read_text(errors="replace"), ""
+    except OSError:
+        return "", "Nsight Compute wrote no report"

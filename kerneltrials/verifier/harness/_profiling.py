@@ -2,8 +2,9 @@
 
 CPU: hardware counters from ``perf stat`` attached to the candidate worker where the
 machine supports them, and PyTorch's profiler (top operators by self time) always. CUDA:
-PyTorch's profiler with device times. A profiler that is missing degrades to timings
-only, with a note.
+PyTorch's profiler with device times, and Nsight Compute's per-kernel counters where ncu
+is installed (``_nsight.py``). A profiler that is missing degrades to timings only, with
+a note.
 """
 
 from __future__ import annotations

@@ -126,9 +126,12 @@ class Session:
 
     def start_worker(self, role: str, timeout_s: float, cpu_time_s: int | None = None,
                      extra_mounts: list[Mount] | None = None,
-                     extra_env: dict[str, str] | None = None) -> WorkerJob:
+                     extra_env: dict[str, str] | None = None,
+                     wrapper: list[str] | None = None) -> WorkerJob:
         """Start a worker; raises ``SandboxStartError`` when the sandbox cannot (an
-        unreachable container engine included: the sandbox is made on first use)."""
+        unreachable container engine included: the sandbox is made on first use).
+        ``wrapper``: an argv prefix (a profiler) the worker runs under; such a worker is
+        an extra one, so the verdict's isolation stays the first candidate worker's."""
         if self.sandbox is None:
             self.sandbox = resolve_sandbox(self.options.sandbox)
         env = dict(extra_env or {})
@@ -140,9 +143,11 @@ class Session:
             self.options.backend == "cuda" and role in ("reference", "candidate")) else None
         job = WorkerJob(self.sandbox, role, self.root, self.mounts_for(role) + (extra_mounts or []),
                         self.options.limits(timeout_s, cpu_time_s), extra_env=env,
-                        gpu_index=gpu_index,
+                        gpu_index=gpu_index, wrapper=wrapper,
                         freeze_at_rest=role == "candidate" and self.options.freeze_at_rest)
         self.workers.append(job)
+        if wrapper:
+            return job
         # The verdict reports the isolation candidate code ran under: the candidate
         # worker's, else the collect worker's (the candidate worker may start first).
         if role == "candidate" or (role == "collect" and not self.isolation):

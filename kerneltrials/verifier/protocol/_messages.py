@@ -286,6 +286,9 @@ class Profile(Request[Profiled]):
     reply_type: ClassVar[type[Any]] = Profiled
     config: str
     calls: int = 3
+    #: Run the calls inside a CUDA profiler range, without PyTorch's profiler: the worker
+    #: runs under Nsight Compute, which measures only inside the range (harness/_nsight.py).
+    device_range: bool = False
 
 
 @dataclass(frozen=True)
