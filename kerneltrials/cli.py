@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import signal
 import sys
 from typing import Any
 
@@ -66,7 +67,17 @@ def cli() -> None:
     """
 
 
+def _exit_on_sigterm(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
 def main(argv: list[str] | None = None) -> Any:
+    # SIGTERM's default ends the process at once: a check in flight would leave its jobs
+    # frozen (and their memory held) until the next harness sweeps them. Raised instead,
+    # it unwinds through the session's close, which thaws and ends every job. ``eval``
+    # replaces this with its own handling (finish the run's bookkeeping, then stop).
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, _exit_on_sigterm)
     return cli.main(args=argv, prog_name="kerneltrials", auto_envvar_prefix="KERNELTRIALS")
 
 
