@@ -2,7 +2,9 @@
 # (build and run) in a fresh container of this image. Build (from the repository root):
 #   docker build -f docker/worker.Dockerfile -t kerneltrials-worker:latest .
 # Select:  KERNELTRIALS_DOCKER_IMAGE=kerneltrials-worker:latest kerneltrials check … --sandbox docker
-# See docs/design/sandbox.md. It cannot be built on the development machines (no registry).
+# See docs/design/sandbox.md. The development machines reach no image registry nor
+# download.pytorch.org: tests/sandbox/test_worker_image.py builds it there with a local base
+# image and a CPU torch wheel as CUDA_IMAGE and TORCH_SPEC.
 ARG CUDA_IMAGE=nvidia/cuda:13.0.0-devel-ubuntu24.04
 FROM ${CUDA_IMAGE}
 
@@ -28,5 +30,6 @@ COPY kerneltrials /src/kerneltrials
 RUN pip install /src && rm -rf /src
 
 # Jobs run with a read-only root, the scratch dir bound in, and no network; no entrypoint:
-# the harness passes the worker command (python3 -m kerneltrials.verifier._worker).
+# the harness passes the whole command (python3 -m kerneltrials.verifier.worker ROLE, or
+# python3 -m kerneltrials.verifier.builds.compile_worker for a build).
 WORKDIR /tmp

@@ -103,6 +103,11 @@ class UnixChannelRelay:
     def address(self) -> str:
         return f"unix:{self.socket_path}"
 
+    @property
+    def connected(self) -> bool:
+        """The worker has connected (its end's closing is then the parent's EOF)."""
+        return self._connected.is_set()
+
     def _run(self) -> None:
         worker = self._accept_one()
         self._close_listener()

@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -298,21 +299,32 @@ class DockerSandbox(Sandbox):
         for path in [channel_dir, relay.socket_path, *(m.path for m in job.mounts if m.writable)]:
             hand_over(path, self.user)  # the job's user connects and writes there
         env = sanitize_job_env(job.env, job.scratch_dir)
+        if not self.bind_host_runtime:
+            # The image's own PATH finds its interpreter (a venv's python3 first); the
+            # harness's would name the image's system python3, without the package.
+            env.pop("PATH", None)
         env[CHANNEL_ENV] = relay.address
         try:
-            container = self.client.containers.create(
-                self.image, self._argv(job), environment=env, **self._options(job, channel_dir)
-            )
+            container = self._create_container(job, channel_dir, env)
             container.start()
         except (docker.errors.DockerException, requests.exceptions.RequestException) as error:
             relay.close(drain_s=0)
             relay.parent_end.close()
             shutil.rmtree(channel_dir, ignore_errors=True)
             raise SandboxStartError(f"cannot start container for {job.label}: {error}") from error
+        threading.Thread(target=_end_channel_if_unconnected, args=(container, relay),
+                         name="kt-docker-unconnected", daemon=True).start()
         isolation = self.features()
         isolation["scratch_quota_bytes"] = job.limits.scratch_bytes
         isolation["channel_holder"] = "socket-inode" if self._peer_lookup else "peercred"
         return track(DockerJob(container, relay, job, isolation))
+
+    def _create_container(self, job: JobSpec, channel_dir: Path, env: dict[str, str]) -> Any:
+        """The job's container, created and not started: the whole spec the engine gets
+        (a test inspects it where no job could start, e.g. a GPU request without a GPU)."""
+        return self.client.containers.create(
+            self.image, self._argv(job), environment=env, **self._options(job, channel_dir)
+        )
 
     def _argv(self, job: JobSpec) -> list[str]:
         argv = list(job.argv)
@@ -374,3 +386,22 @@ class DockerSandbox(Sandbox):
             request = DeviceRequest(device_ids=[str(job.gpu_index)], capabilities=[["gpu"]])
             options["device_requests"] = [request]
         return options
+
+
+def _end_channel_if_unconnected(container: Any, relay: UnixChannelRelay) -> None:
+    """EOF for the parent when the container exits before its worker connected.
+
+    A process job holds its end of the channel, so its death is the parent's EOF; a
+    container's worker connects to the relay first, so one that dies before (an image
+    whose Python cannot import the package, a crash at start) gave the parent nothing,
+    and the parent waited for its hello until the job's deadline (minutes)."""
+    while not relay.connected:
+        try:
+            container.wait(timeout=1.0)
+        except (requests.exceptions.ConnectionError, requests.exceptions.ReadTimeout):
+            continue
+        except Exception:  # removed meanwhile, or the engine is gone: the owner reports it
+            return
+        if not relay.connected:
+            relay.close(drain_s=0)
+        return

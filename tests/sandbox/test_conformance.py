@@ -131,6 +131,25 @@ def test_channel_reads_eof_when_the_job_never_connects(run_job) -> None:
     assert job_channel_closed
 
 
+def test_a_job_that_dies_before_connecting_is_eof_without_a_wait(run_job) -> None:
+    # The harness reads the worker's hello before it ever waits on the job: a worker that
+    # dies first (an image whose Python lacks the package) must be EOF at once, not a
+    # silence until the job's deadline.
+    job = run_job.sandbox.start(run_job.spec([sys.executable, "-c", "raise SystemExit(3)"]))
+    started = time.monotonic()
+    try:
+        job.channel.settimeout(20)
+        data = job.channel.recv(1)
+    except TimeoutError:
+        data = None
+    except OSError:
+        data = b""
+    finally:
+        job.kill()
+    assert data == b"", "no EOF within 20 s of the job's death"
+    assert time.monotonic() - started < 20
+
+
 def test_channel_variable_names_a_supported_transport(run_job) -> None:
     code = f"import os; print(os.environ[{CHANNEL_ENV!r}].split(':')[0])"
     info = run_job.python(code)
