@@ -60,6 +60,15 @@ def test_contractions_weigh_flops_and_their_bias() -> None:
     assert with_bias["pointwise"] == 4 * 6 * 6 and without["pointwise"] == 0
 
 
+def test_dtype_and_device_arguments_are_weighed_not_guessed() -> None:
+    x = torch.randn(8, 16)
+    plain = work(aten._log_softmax.default, x, -1, False)["pointwise"]
+    assert plain > 4 * x.numel()  # max, subtract, exp, sum, log: more than a primitive's worth
+    assert work(aten.log_softmax.int, x, -1, dtype=torch.float32)["pointwise"] == plain
+    assert work(aten.full.default, [8, 16], 1.0, dtype=torch.float32,
+                device=torch.device("cpu"))["pointwise"] == 0
+
+
 def test_views_and_copies_weigh_nothing_and_counts_multiply() -> None:
     x = torch.randn(8, 16)
     assert work(aten.cat.default, [x, x], 0) == {"contraction": 0, "pointwise": 0}

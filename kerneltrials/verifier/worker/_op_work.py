@@ -118,6 +118,10 @@ def signature(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Hasha
             return ("L", tuple(describe(item) for item in value))
         if isinstance(value, tuple):
             return ("U", tuple(describe(item) for item in value))
+        if isinstance(value, torch.dtype | torch.memory_format | torch.layout):
+            return ("Y", str(value).split(".")[-1])  # torch.float32 -> "float32"
+        if isinstance(value, torch.device):
+            return ("V",)  # rebuilt as the meta device, where the weighing runs
         if isinstance(value, int | float | bool | str | None):
             return value
         return repr(value)
@@ -133,6 +137,10 @@ def _rebuild(described: Any) -> Any:
     if isinstance(described, tuple) and len(described) == 2 and described[0] in ("L", "U"):
         items = [_rebuild(item) for item in described[1]]
         return items if described[0] == "L" else tuple(items)
+    if isinstance(described, tuple) and len(described) == 2 and described[0] == "Y":
+        return getattr(torch, described[1])
+    if described == ("V",):
+        return torch.device("meta")
     return described
 
 
