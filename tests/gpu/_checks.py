@@ -11,12 +11,13 @@ HIDDEN_SEED = 11
 
 
 def check_cuda(task: str, source: str, *, quick: bool = True, profile: str = "cpu",
-               **fields: Any) -> Verdict:
+               compile_baseline: bool = False, **fields: Any) -> Verdict:
     """The ``cpu`` profile's small shapes by default: a verdict in seconds, enough to
     judge correctness and the cheats; the timing tests ask for the ``gpu`` profile."""
     timing = QUICK_TIMING if quick else TimingOptions()
     options = CheckOptions(backend="cuda", profile=profile, timing=timing,
-                           compile_baseline=False, hidden_seed=HIDDEN_SEED, **fields)
+                           compile_baseline=compile_baseline, hidden_seed=HIDDEN_SEED,
+                           **fields)
     return kerneltrials.check(task, source, options=options)
 
 

@@ -7,7 +7,10 @@ import statistics
 import pytest
 import torch
 
+from kerneltrials.verifier import Status
 from kerneltrials.verifier.worker._timing import make_device_ops, time_calls
+from tests.gpu import sources
+from tests.gpu._checks import check_cuda, summary
 
 
 def _event_ms(function, before=None, repeats: int = 30) -> float:
@@ -68,3 +71,17 @@ def test_timed_call_includes_work_left_on_another_stream(figures) -> None:
 def _sync_after(function, x: torch.Tensor) -> None:
     function(x)
     torch.cuda.synchronize()
+
+
+@pytest.mark.timeout(600)
+def test_eager_and_compile_baselines_are_timed_beside_the_candidate(figures) -> None:
+    """Both baselines are sides of the reference worker (``Side("eager"|"compile",
+    reference)``): the candidate's process never compiles or runs them. On the device,
+    each must give a time on every configuration and a speedup."""
+    verdict = check_cuda("L1/relu", sources.relu_work(0), compile_baseline=True)
+    figures(kind="baselines", speedup_compile=verdict.speedup_compile, **summary(verdict))
+    assert verdict.status == Status.CORRECT, verdict.reasons
+    assert verdict.speedup is not None and verdict.speedup_compile is not None
+    for config in verdict.configs:
+        assert config.times_ms["eager"].median > 0, config.name
+        assert config.times_ms["compile"].median > 0, config.name
