@@ -91,6 +91,26 @@ class DockerJob(SandboxedProcess):
         host_freezer = self._host.freezer()
         self._freezer = EngineFreezer(container.pause, container.unpause, host_freezer)
         self.isolation["freezer"] = self._freezer.kind
+        if self._pid:
+            threading.Thread(target=self._end_channel_if_unconnected, daemon=True,
+                             name="kt-docker-unconnected").start()
+
+    def _end_channel_if_unconnected(self) -> None:
+        """EOF for the parent when the container ends before its worker connected.
+
+        A process job holds its end of the channel, so its death is the parent's EOF; a
+        container's worker connects to the relay first, so one that died before (an image
+        whose Python cannot import the package, a crash at start) gave the parent nothing
+        and the parent waited for its hello until the job's deadline (minutes). Watched on
+        the host (the container's init in ``/proc``), not through the engine's API: a
+        long poll there held up the harness's own calls (3 s more per check, measured)."""
+        alive = Path(f"/proc/{self._pid}")
+        while not self._relay.connected and self._exit is None:
+            if not alive.exists():
+                if not self._relay.connected:
+                    self._relay.close(drain_s=0)
+                return
+            time.sleep(0.1)
 
     def _job_freezer(self) -> Freezer | None:
         return self._freezer if self._exit is None else None
@@ -312,8 +332,6 @@ class DockerSandbox(Sandbox):
             relay.parent_end.close()
             shutil.rmtree(channel_dir, ignore_errors=True)
             raise SandboxStartError(f"cannot start container for {job.label}: {error}") from error
-        threading.Thread(target=_end_channel_if_unconnected, args=(container, relay),
-                         name="kt-docker-unconnected", daemon=True).start()
         isolation = self.features()
         isolation["scratch_quota_bytes"] = job.limits.scratch_bytes
         isolation["channel_holder"] = "socket-inode" if self._peer_lookup else "peercred"
@@ -386,22 +404,3 @@ class DockerSandbox(Sandbox):
             request = DeviceRequest(device_ids=[str(job.gpu_index)], capabilities=[["gpu"]])
             options["device_requests"] = [request]
         return options
-
-
-def _end_channel_if_unconnected(container: Any, relay: UnixChannelRelay) -> None:
-    """EOF for the parent when the container exits before its worker connected.
-
-    A process job holds its end of the channel, so its death is the parent's EOF; a
-    container's worker connects to the relay first, so one that dies before (an image
-    whose Python cannot import the package, a crash at start) gave the parent nothing,
-    and the parent waited for its hello until the job's deadline (minutes)."""
-    while not relay.connected:
-        try:
-            container.wait(timeout=1.0)
-        except (requests.exceptions.ConnectionError, requests.exceptions.ReadTimeout):
-            continue
-        except Exception:  # removed meanwhile, or the engine is gone: the owner reports it
-            return
-        if not relay.connected:
-            relay.close(drain_s=0)
-        return
