@@ -1,7 +1,8 @@
 """Nsight Compute feedback for agents on the cuda backend (``profile_feedback``).
 
-Nsight Compute cannot attach to a running process: it launches its target. So the
-profile stage starts one more candidate worker, in the same sandbox, under ``ncu``
+Nsight Compute profiles only processes it launched (even its attach mode needs a target
+that ncu started). So the profile stage starts one more candidate worker, in the same
+sandbox, under ``ncu``
 (:func:`ncu_wrapper`), with profiling off until the worker opens a profiler range around
 the profiled calls (``worker/_profile.py``, ``cudaProfilerStart``/``Stop``): only the
 candidate's calls are measured, not its imports, setup or the harness's own kernels. ncu
