@@ -69,6 +69,14 @@ def test_dtype_and_device_arguments_are_weighed_not_guessed() -> None:
                 device=torch.device("cpu"))["pointwise"] == 0
 
 
+def test_an_op_that_cannot_be_weighed_counts_one_primitive_and_never_raises() -> None:
+    x = torch.randn(4, 4)
+    assert work(aten.nonzero.default, x)["pointwise"] == 16  # no meta kernel
+    unrebuildable = (aten.relu.default, ("U", (("T", (4, 4), (4, 1), "torch.float32"),
+                                              ("Y", "no_such_dtype"))), ())
+    assert op_work(unrebuildable) == {"contraction": 0.0, "pointwise": 16.0}
+
+
 def test_views_and_copies_weigh_nothing_and_counts_multiply() -> None:
     x = torch.randn(8, 16)
     assert work(aten.cat.default, [x, x], 0) == {"contraction": 0, "pointwise": 0}

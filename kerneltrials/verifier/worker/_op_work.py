@@ -23,6 +23,7 @@ wrapped in its ``disable``), which the workers' warm-up does before any call.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Hashable
 from typing import Any, cast
@@ -124,7 +125,10 @@ def signature(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Hasha
             return ("V",)  # rebuilt as the meta device, where the weighing runs
         if isinstance(value, int | float | bool | str | None):
             return value
-        return repr(value)
+        try:  # this runs inside the candidate's call: it must not fail there
+            return repr(value)
+        except Exception:
+            return type(value).__name__
 
     return func, describe(args), tuple(sorted((k, describe(v)) for k, v in kwargs.items()))
 
@@ -154,17 +158,27 @@ def op_work(key: Hashable) -> dict[str, float]:
     if known is not None:
         return known
     func, described_args, described_kwargs = cast(tuple[Any, Any, Any], key)
-    args = _rebuild(described_args)
-    kwargs = {name: _rebuild(value) for name, value in described_kwargs}
     counter = _Counter()
     try:
+        args = _rebuild(described_args)
+        kwargs = {name: _rebuild(value) for name, value in described_kwargs}
         with torch.no_grad(), counter:
             func(*args, **kwargs)
         work = counter.work
     except Exception:  # no meta kernel or decomposition: one primitive's worth
-        work = {"contraction": 0.0, "pointwise": float(_largest((args, kwargs)))}
+        # (never an error: this runs after a candidate's call, which must not look failed)
+        work = {"contraction": 0.0, "pointwise": float(_described_largest(key))}
     _cache[key] = work
     return work
+
+
+def _described_largest(described: Any) -> int:
+    """The largest tensor a signature describes, by its element count."""
+    if isinstance(described, tuple) and len(described) == 4 and described[0] == "T":
+        return math.prod(described[1])
+    if isinstance(described, tuple | list):
+        return max((_described_largest(item) for item in described), default=0)
+    return 0
 
 
 def total_work(calls: Counter[Hashable]) -> dict[str, float]:
