@@ -75,6 +75,7 @@ def test_an_op_that_cannot_be_weighed_counts_one_primitive_and_never_raises() ->
     unrebuildable = (aten.relu.default, ("U", (("T", (4, 4), (4, 1), "torch.float32"),
                                               ("Y", "no_such_dtype"))), ())
     assert op_work(unrebuildable) == {"contraction": 0.0, "pointwise": 16.0}
+    assert work(aten.mul.Tensor, x.to_sparse(), 2.0)["pointwise"] == 16  # no strides
 
 
 def test_views_and_copies_weigh_nothing_and_counts_multiply() -> None:

@@ -114,7 +114,9 @@ def signature(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Hasha
 
     def describe(value: Any) -> Any:
         if isinstance(value, torch.Tensor):
-            return ("T", tuple(value.shape), tuple(value.stride()), str(value.dtype))
+            strided = value.layout == torch.strided  # sparse and nested ones have no strides
+            return ("T", tuple(value.shape), tuple(value.stride()) if strided else None,
+                    str(value.dtype))
         if isinstance(value, list):
             return ("L", tuple(describe(item) for item in value))
         if isinstance(value, tuple):
@@ -136,6 +138,8 @@ def signature(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Hasha
 def _rebuild(described: Any) -> Any:
     if isinstance(described, tuple) and len(described) == 4 and described[0] == "T":
         _, shape, stride, dtype = described
+        if stride is None:
+            raise ValueError("a tensor without strides is weighed as one primitive")
         return torch.empty_strided(shape, stride, dtype=getattr(torch, dtype.split(".")[-1]),
                                    device="meta")
     if isinstance(described, tuple) and len(described) == 2 and described[0] in ("L", "U"):
