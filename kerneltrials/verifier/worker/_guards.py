@@ -28,34 +28,25 @@ from typing import Any
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode, _get_current_dispatch_mode_stack
 
-from kerneltrials.verifier.protocol import leaves
+from kerneltrials.verifier.protocol import WORK_KINDS, leaves
 from kerneltrials.verifier.worker._heap import mallopt
-from kerneltrials.verifier.worker._op_work import KINDS, signature, total_work
+from kerneltrials.verifier.worker._op_work import (
+    NOT_COMPUTE,
+    base_name,
+    keep_most,
+    signature,
+    total_work,
+)
 
 _now_ns = time.perf_counter_ns  # bound before any candidate code runs
 
-#: aten ops that allocate, view, copy or describe: allowed even under ``strict``.
-NOT_COMPUTE = frozenset({
-    "empty", "empty_like", "empty_strided", "zeros", "zeros_like", "ones", "ones_like", "full",
-    "full_like", "new_empty", "new_empty_strided", "new_zeros", "new_ones", "new_full",
-    "scalar_tensor", "arange", "fill", "zero", "clone", "copy", "_to_copy", "to", "detach",
-    "lift_fresh", "lift_fresh_copy", "contiguous", "_unsafe_view", "alias", "resize",
-    "set", "as_strided", "_local_scalar_dense", "cat", "stack", "constant_pad_nd", "split",
-    "split_with_sizes", "unbind", "t", "_reshape_alias", "slice", "select", "expand",
-    "view", "reshape", "permute", "transpose", "squeeze", "unsqueeze", "flatten",
-    "is_same_size", "_has_compatible_shallow_copy_type", "record_stream", "sym_size",
-    "sym_stride", "sym_numel", "sym_storage_offset", "dim", "size", "stride", "numel",
-    "is_contiguous", "_pin_memory", "is_pinned", "result_type", "item",
-})
-
-
 def op_name(func: Any) -> str:
     """``aten.relu`` for ``aten.relu.default`` and ``aten.relu_.default`` alike."""
-    return f"aten.{func.overloadpacket.__name__.rstrip('_') or func.overloadpacket.__name__}"
+    return f"aten.{base_name(func)}"
 
 
 def is_compute(func: Any) -> bool:
-    name = func.overloadpacket.__name__.rstrip("_")
+    name = base_name(func)
     return not func.is_view and name not in NOT_COMPUTE and not name.startswith("_foreach_empty")
 
 
@@ -96,8 +87,8 @@ class WatchedCalls:
     def __init__(self) -> None:
         self.recorder = ComputeRecorder()
         self.guard_removed = False  # a call left the recorder off the stack
-        #: Per kind, the most work PyTorch did in any one call (``_op_work.KINDS``).
-        self.most_work: dict[str, float] = dict.fromkeys(KINDS, 0.0)
+        #: Per kind, the most work PyTorch did in any one call (``WORK_KINDS``).
+        self.most_work: dict[str, float] = dict.fromkeys(WORK_KINDS, 0.0)
 
     @contextmanager
     def call(self) -> Iterator[None]:
@@ -110,8 +101,7 @@ class WatchedCalls:
                 self.recorder.__exit__(None, None, None)
             else:  # popped, or a mode left above it that saw the ops first: not ours to pop
                 self.guard_removed = True
-            for kind, amount in self.recorder.take_work().items():
-                self.most_work[kind] = max(self.most_work[kind], amount)
+            keep_most(self.most_work, self.recorder.take_work())
 
     def findings(self) -> list[str]:
         """What the parent must hear about the recorder over the calls watched so far."""

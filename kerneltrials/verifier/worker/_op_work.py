@@ -35,28 +35,33 @@ from torch.utils.flop_counter import flop_registry
 
 from kerneltrials.verifier.protocol import WORK_KINDS
 
-KINDS = WORK_KINDS
-
-#: Primitive ops that move, allocate or convert but compute nothing.
-_MOVES = frozenset({
-    "empty", "empty_like", "empty_strided", "empty_permuted", "full", "full_like", "zeros",
-    "zeros_like", "ones", "ones_like", "scalar_tensor", "arange", "iota", "clone", "copy",
-    "copy_to", "_to_copy", "to", "convert_element_type", "broadcast_in_dim", "expand",
-    "view", "reshape", "_reshape_alias", "_unsafe_view", "squeeze", "unsqueeze",
-    "permute", "transpose", "t", "slice", "select", "split", "split_with_sizes", "cat",
-    "stack", "alias", "detach", "lift_fresh", "as_strided", "contiguous", "collapse_view",
-    "split_dim", "resize", "fill", "zero", "where_self_out", "device_put", "new_empty",
-    "new_zeros", "new_ones", "new_full", "new_empty_strided", "sym_size", "sym_stride",
-    "sym_numel", "sym_storage_offset", "dim", "size", "stride", "numel", "is_contiguous",
-    "_local_scalar_dense", "item", "constant_pad_nd",
+#: aten ops that allocate, view, copy or describe: not compute, so the recorders skip them
+#: (allowed even under ``strict``: ``_guards.is_compute``) and they weigh nothing here.
+NOT_COMPUTE = frozenset({
+    "empty", "empty_like", "empty_strided", "zeros", "zeros_like", "ones", "ones_like", "full",
+    "full_like", "new_empty", "new_empty_strided", "new_zeros", "new_ones", "new_full",
+    "scalar_tensor", "arange", "fill", "zero", "clone", "copy", "_to_copy", "to", "detach",
+    "lift_fresh", "lift_fresh_copy", "contiguous", "_unsafe_view", "alias", "resize",
+    "set", "as_strided", "_local_scalar_dense", "cat", "stack", "constant_pad_nd", "split",
+    "split_with_sizes", "unbind", "t", "_reshape_alias", "slice", "select", "expand",
+    "view", "reshape", "permute", "transpose", "squeeze", "unsqueeze", "flatten",
+    "is_same_size", "_has_compatible_shallow_copy_type", "record_stream", "sym_size",
+    "sym_stride", "sym_numel", "sym_storage_offset", "dim", "size", "stride", "numel",
+    "is_contiguous", "_pin_memory", "is_pinned", "result_type", "item",
 })
+
+#: What weighs nothing in a decomposition: those, and the primitives that move, allocate
+#: or convert.
+_MOVES = NOT_COMPUTE | {"empty_permuted", "iota", "copy_to", "convert_element_type",
+                        "broadcast_in_dim", "collapse_view", "split_dim", "device_put"}
 
 #: Contractions whose first tensor operand (or ``bias``) is added to the product.
 _WITH_BIAS = frozenset({"addmm", "addbmm", "baddbmm", "addmv", "addr", "convolution",
                         "_convolution", "cudnn_convolution_add_relu", "mkldnn_convolution"})
 
 
-def _name(func: Any) -> str:
+def base_name(func: Any) -> str:
+    """An op's name without its in-place underscore: ``relu`` for ``relu_`` and ``relu``."""
     name: str = func.overloadpacket.__name__
     return name.rstrip("_") or name
 
@@ -82,13 +87,13 @@ class _Counter(TorchDispatchMode):
 
     def __init__(self) -> None:
         super().__init__()
-        self.work = {kind: 0.0 for kind in KINDS}
+        self.work = dict.fromkeys(WORK_KINDS, 0.0)
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
         from torch._decomp import decomposition_table
 
         kwargs = kwargs or {}
-        name = _name(func)
+        name = base_name(func)
         if func.overloadpacket in flop_registry:
             out = func(*args, **kwargs)
             self.work["contraction"] += float(flop_registry[func.overloadpacket](
@@ -187,11 +192,17 @@ def _described_largest(described: Any) -> int:
 
 def total_work(calls: Counter[Hashable]) -> dict[str, float]:
     """The work of the op calls in ``calls`` (signature → how many times it ran)."""
-    total = {kind: 0.0 for kind in KINDS}
+    total = dict.fromkeys(WORK_KINDS, 0.0)
     for key, count in calls.items():
         for kind, amount in op_work(key).items():
             total[kind] += amount * count
     return total
+
+
+def keep_most(most: dict[str, float], work: dict[str, float]) -> None:
+    """Raise ``most`` to ``work`` in each kind (the heaviest call's record, kind by kind)."""
+    for kind, amount in work.items():
+        most[kind] = max(most.get(kind, 0.0), amount)
 
 
 def warm_up() -> None:

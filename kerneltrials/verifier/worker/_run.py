@@ -38,6 +38,7 @@ from kerneltrials.verifier.worker._guards import (
     tensors_in,
 )
 from kerneltrials.verifier.worker._integrity import integrity_changes, integrity_snapshot
+from kerneltrials.verifier.worker._op_work import keep_most
 from kerneltrials.verifier.worker._openmp import rest_threads
 from kerneltrials.verifier.worker._state import ConfigState, WorkerState, format_exc, load_inputs
 from kerneltrials.verifier.worker._timing import time_calls
@@ -140,8 +141,7 @@ def guarded_call(state: WorkerState, config: ConfigState, inputs: list[Any], rep
     report.kernel_calls.append(len(tracker.names))
     if poison is None:  # a replay's record also holds the poisoning's own ops
         report.ops = sorted(set(report.ops) | watch.recorder.ops)
-        for kind, amount in watch.most_work.items():
-            report.torch_work[kind] = max(report.torch_work.get(kind, 0.0), amount)
+        keep_most(report.torch_work, watch.most_work)
     if len(report.kernel_calls) == 1:
         report.kernel_names = list(tracker.names)
     if measure:
