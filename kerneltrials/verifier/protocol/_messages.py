@@ -123,9 +123,9 @@ WORK_KINDS = ("contraction", "pointwise")
 
 @dataclass(frozen=True)
 class ReferenceRan:
-    ops: list[str]  # the reference's compute ops
-    #: The reference's work by kind (worker/_op_work.py): the mixed policy's yardstick.
-    work: dict[str, float] = field(default_factory=dict)
+    #: The reference's work by kind (worker/_op_work.py): the mixed policy's yardstick;
+    #: empty unless the request asked to weigh it.
+    work: dict[str, float]
 
 
 @dataclass(frozen=True)
