@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from kerneltrials._cpuinfo import usable_cores
 from kerneltrials.sandbox import SandboxStartError
 from kerneltrials.verifier import protocol as wire
 from kerneltrials.verifier.harness._jobs import ForgedReply, JobDied, WorkerFailed, WorkerJob
@@ -17,9 +16,12 @@ from kerneltrials.verifier.harness._nsight import (
     with_ncu,
 )
 from kerneltrials.verifier.harness._profiling import start_perf, stop_perf, summarise_profile
-from kerneltrials.verifier.harness._seeds import bank_seed, pool_seeds
 from kerneltrials.verifier.harness._session import Session
-from kerneltrials.verifier.harness._stages import INIT_SEED
+from kerneltrials.verifier.harness._stages import (
+    load_candidate_request,
+    load_task_request,
+    setup_request,
+)
 
 #: How long ncu may take to write its report once the profiled worker has exited.
 NCU_REPORT_WAIT_S = 120.0
@@ -63,17 +65,9 @@ def _ncu_report(session: Session, ncu: str) -> tuple[str, str]:
     except SandboxStartError as error:
         return "", f"Nsight Compute not run: {error}"
     try:
-        job.request(wire.LoadTask(source=session.task.source, path=session.task.path,
-                                  task_id=session.task.id, name=session.task.name,
-                                  backend=session.options.backend, threads=usable_cores(),
-                                  signed_inputs=session.options.inputs == "signed"), timeout)
-        job.request(wire.LoadCandidate(candidate=str(session.candidate_path),
-                                       backend=session.options.backend,
-                                       artifacts=session.artifacts), timeout)
-        job.request(wire.Setup(config=config.name, overrides=config.overrides,
-                               init_seed=INIT_SEED,
-                               pool_seeds=pool_seeds(session.hidden_seed, config.name, 1),
-                               bank_seed=bank_seed(session.hidden_seed)), timeout)
+        job.request(load_task_request(session), timeout)
+        job.request(load_candidate_request(session), timeout)
+        job.request(setup_request(session, config, pool_size=1), timeout)
         # ncu replays every launch to collect its counters: far slower than a timed call
         job.request(wire.Profile(config=config.name, calls=NCU_CALLS, device_range=True),
                     timeout * 10)

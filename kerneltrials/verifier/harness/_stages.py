@@ -155,6 +155,31 @@ def launch_workers(session: Session) -> tuple[WorkerJob, WorkerJob]:
     return reference, candidate
 
 
+def load_task_request(session: Session) -> wire.LoadTask:
+    """What loads the task into a worker; both timed sides use every core this parent may
+    use (the worker counts nothing)."""
+    task = session.task
+    return wire.LoadTask(source=task.source, path=task.path, task_id=task.id, name=task.name,
+                         backend=session.options.backend, threads=usable_cores(),
+                         signed_inputs=session.options.inputs == "signed")
+
+
+def load_candidate_request(session: Session) -> wire.LoadCandidate:
+    """What loads the candidate, with its built artifacts, into a candidate worker."""
+    return wire.LoadCandidate(candidate=str(session.candidate_path),
+                              backend=session.options.backend, artifacts=session.artifacts)
+
+
+def setup_request(session: Session, config: ShapeConfig,
+                  pool_size: int = TIMING_POOL_SIZE) -> wire.Setup:
+    """What sets ``config`` up in a worker: its model, ``pool_size`` timing input sets and
+    the check's factor bank (when timed inputs are fresh)."""
+    return wire.Setup(config=config.name, overrides=config.overrides, init_seed=INIT_SEED,
+                      pool_seeds=pool_seeds(session.hidden_seed, config.name, pool_size),
+                      bank_seed=bank_seed(session.hidden_seed)
+                      if session.options.fresh_inputs else 0)
+
+
 def load_workers(session: Session, reference: WorkerJob, candidate: WorkerJob,
                  idle_s: float = 0.0) -> None:
     """Load the task into both workers and the candidate into its own; ``idle_s`` is how
@@ -162,10 +187,7 @@ def load_workers(session: Session, reference: WorkerJob, candidate: WorkerJob,
     for worker in (reference, candidate):
         worker.process.extend_deadline(idle_s)
     task, timeout = session.task, session.options.call_timeout_s
-    # Both timed sides use every core this parent may use (the worker counts nothing).
-    load = wire.LoadTask(source=task.source, path=task.path, task_id=task.id, name=task.name,
-                         backend=session.options.backend, threads=usable_cores(),
-                         signed_inputs=session.options.inputs == "signed")
+    load = load_task_request(session)
     try:  # each waits for its worker's imports: the two overlap
         reference_load = reference.send(load, timeout)
     except (WorkerFailed, JobDied, ForgedReply) as error:
@@ -180,9 +202,7 @@ def load_workers(session: Session, reference: WorkerJob, candidate: WorkerJob,
         raise reference_failure(error, task.path) from error
     try:
         candidate.reply(candidate_load)
-        loaded = candidate.request(wire.LoadCandidate(
-            candidate=str(session.candidate_path), backend=session.options.backend,
-            artifacts=session.artifacts), timeout)
+        loaded = candidate.request(load_candidate_request(session), timeout)
     except (WorkerFailed, JobDied, ForgedReply) as error:
         raise candidate_failure(error, "load") from error
     if loaded.integrity:  # importing the candidate changed watched state
@@ -191,10 +211,7 @@ def load_workers(session: Session, reference: WorkerJob, candidate: WorkerJob,
 
 def _setup_config(session: Session, reference: WorkerJob, candidate: WorkerJob,
                   config: ShapeConfig) -> None:
-    setup = wire.Setup(config=config.name, overrides=config.overrides, init_seed=INIT_SEED,
-                       pool_seeds=pool_seeds(session.hidden_seed, config.name, TIMING_POOL_SIZE),
-                       bank_seed=bank_seed(session.hidden_seed)
-                       if session.options.fresh_inputs else 0)
+    setup = setup_request(session, config)
     timeout = session.options.call_timeout_s
     # Both workers draw the configuration's inputs at once, on their own cores: the
     # candidate's setup is untimed, and the reference's outputs go where it cannot look.
