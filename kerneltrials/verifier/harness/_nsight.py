@@ -2,9 +2,8 @@
 
 Nsight Compute profiles only processes it launched (even its attach mode needs a target
 that ncu started). So the profile stage starts one more candidate worker, in the same
-sandbox, under ``ncu``
-(:func:`ncu_wrapper`), with profiling off until the worker opens a profiler range around
-the profiled calls (``worker/_profile.py``, ``cudaProfilerStart``/``Stop``): only the
+sandbox, under ``ncu`` (:func:`ncu_wrapper`), with profiling off until the worker opens a
+profiler range around the profiled calls (``worker/_profile.py``, ``cudaProfilerStart``/``Stop``): only the
 candidate's calls are measured, not its imports, setup or the harness's own kernels. ncu
 writes its report (CSV) into the job's writable directory when the worker exits; the
 parent parses it here (:func:`parse_ncu_csv`) into per-kernel counters.
@@ -88,19 +87,19 @@ def parse_ncu_csv(text: str) -> list[KernelCounters]:
     report this parser cannot read gives no kernels (the caller notes it).
     """
     quoted = "\n".join(line for line in text.splitlines() if line.startswith('"'))
-    sums: dict[str, dict[str, list[float]]] = {}
-    launches: dict[str, set[str]] = {}
+    values: dict[str, dict[str, list[float]]] = {}  # kernel -> metric -> one per launch
+    launches: dict[str, set[str]] = {}  # kernel -> the IDs of its launches
     for row in csv.DictReader(io.StringIO(quoted)):
         name, metric = row.get("Kernel Name"), row.get("Metric Name")
         value = _number(row.get("Metric Value") or "")
         if not name or not metric or value is None:
             continue
-        sums.setdefault(name, {}).setdefault(metric, []).append(value)
-        launches.setdefault(name, set()).add(row.get("ID") or str(len(launches[name])))
+        values.setdefault(name, {}).setdefault(metric, []).append(value)
+        launches.setdefault(name, set()).add(row.get("ID") or "")
     kernels = [KernelCounters(name=name, launches=len(launches[name]),
-                              metrics={metric: sum(values) / len(values)
-                                       for metric, values in metrics.items()})
-               for name, metrics in sums.items()]
+                              metrics={metric: sum(each) / len(each)
+                                       for metric, each in metrics.items()})
+               for name, metrics in values.items()]
     kernels.sort(key=lambda kernel: kernel.metrics.get("gpu__time_duration.sum", 0.0),
                  reverse=True)
     return kernels

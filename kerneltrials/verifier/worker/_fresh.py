@@ -2,8 +2,8 @@
 that the parent picks for each call (docs/design/timing.md, "Fresh inputs per call").
 
 A worker keeps a few input sets per configuration (the timing pool) and one bank of
-random factors in [1 - span, 1], long enough for the largest configuration's inputs. A timed call's floating-point
-inputs are its pool set multiplied element-wise by the bank's window starting at the
+random factors in [1 - span, 1], long enough for the largest configuration's inputs. A
+timed call's floating-point inputs are its pool set multiplied element-wise by the bank's window starting at the
 call's offset, which the parent draws with the operating system's randomness and sends
 with the batch. So no two timed calls see the same inputs, none exists before its batch
 starts, and there are too many (pool sets x ``OFFSETS``) to precompute. The reference
@@ -72,9 +72,10 @@ def make_bank(pool: Sequence[Sequence[Any]], seed: int, device: str,
     scaled = [x for inputs in pool for x in inputs if _scaled(x)]
     largest = max((x.numel() for x in scaled), default=0)
     length = largest + OFFSETS if largest else 0
-    keep = previous is not None and previous.seed == seed and previous.length >= length
-    bank = previous if keep and previous is not None else ScaleBank(
-        seed=seed, length=length, device=device)
+    if previous is not None and previous.seed == seed and previous.length >= length:
+        bank = previous
+    else:
+        bank = ScaleBank(seed=seed, length=length, device=device)
     for dtype in {x.dtype for x in scaled}:
         bank.factors(dtype, 0, 0)
     return bank
