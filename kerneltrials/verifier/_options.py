@@ -106,8 +106,11 @@ class CheckOptions:
     def resolved_profile(self) -> str:
         return self.profile or resolve_backend(self.backend).profile
 
+    def file_size_limit(self) -> int:
+        """Every job's RLIMIT_FSIZE: no file a job wrote can be larger."""
+        return self.max_file_bytes or (32 if self.backend == "cuda" else 2) * 1024**3
+
     def limits(self, timeout_s: float, cpu_time_s: int | None = None) -> SandboxLimits:
-        file_bytes = self.max_file_bytes or (32 if self.backend == "cuda" else 2) * 1024**3
         return SandboxLimits(wall_timeout_s=timeout_s, cpu_time_s=cpu_time_s,
                              memory_bytes=self.memory_bytes, max_processes=self.max_processes,
-                             max_file_size_bytes=file_bytes)
+                             max_file_size_bytes=self.file_size_limit())

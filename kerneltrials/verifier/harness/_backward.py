@@ -18,6 +18,7 @@ from kerneltrials.verifier import protocol as wire
 from kerneltrials.verifier.harness._compare import Comparison, compare_tensor
 from kerneltrials.verifier.harness._failures import candidate_failure, reference_failure
 from kerneltrials.verifier.harness._jobs import ForgedReply, JobDied, WorkerFailed, WorkerJob
+from kerneltrials.verifier.harness._judge import candidate_tensors
 from kerneltrials.verifier.harness._session import Outcome, Session, load_trusted
 from kerneltrials.verifier.verdict import ConfigResult, Status
 
@@ -68,7 +69,9 @@ def check_backward(session: Session, reference: WorkerJob, candidate: WorkerJob,
         raise reference_failure(error, session.task.path) from error
     _apply_policy(session, reply.backward_ops)
     try:
-        produced = torch.load(mine, weights_only=True)
+        produced = candidate_tensors(session, mine, f"{config.name} (backward)")
+    except Outcome:
+        raise
     except Exception as error:
         raise Outcome(Status.INCORRECT, f"correctness:unreadable_gradients:{error}") from error
     comparison = compare_gradients(load_trusted(theirs), produced,

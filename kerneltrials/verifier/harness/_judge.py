@@ -14,6 +14,7 @@ import torch
 
 from kerneltrials.tasks import ShapeConfig
 from kerneltrials.verifier import protocol as wire
+from kerneltrials.verifier.harness._candidate_files import TamperedFile, load_candidate_tensors
 from kerneltrials.verifier.harness._compare import (
     compare_outputs,
     find_mutated_inputs,
@@ -77,6 +78,17 @@ def judge_policy(session: Session, config: ShapeConfig, ops: list[str],
                      f"its compiled code must do at least {MIN_OWN_SHARE:.0%} of one kind")
 
 
+def candidate_tensors(session: Session, path: str, what: str) -> Any:
+    """The tensors the candidate's worker saved at ``path`` (``what``: for the reason).
+    A file swapped for a link, a pipe or anything but a plain file is ``rejected``; one
+    that does not load raises as ``torch.load`` does (the caller's ``incorrect``)."""
+    try:
+        return load_candidate_tensors(path, session.options.file_size_limit())
+    except TamperedFile as error:
+        raise reject(f"integrity:tampered_output_file:{what}: the saved outputs were "
+                     f"replaced by {error}") from None
+
+
 def judge_run_reply(session: Session, config: ShapeConfig, reply: wire.RunReport) -> None:
     """The checks that need no tensor: integrity, kernels called, policy, aliasing."""
     if reply.integrity:
@@ -94,8 +106,10 @@ def judge_outputs(session: Session, config: ShapeConfig, reply: wire.RunReport,
                   paths: dict[str, str], result: ConfigResult) -> None:
     """Correctness of the first call, then repeats, mutation, re-addressing and replays."""
     try:
-        produced = torch.load(paths["outputs"], weights_only=True)
+        produced = candidate_tensors(session, paths["outputs"], config.name)
         outputs, inputs_after = produced["outputs"], produced["inputs_after"]
+    except Outcome:
+        raise
     except Exception as error:  # the candidate controls that file: unreadable is its failure
         raise Outcome(Status.INCORRECT, f"correctness:unreadable_outputs:{error}") from error
     expected = load_trusted(paths["reference"])
@@ -209,7 +223,12 @@ def judge_timing_reply(session: Session, config: ShapeConfig, reply: wire.Timed,
     if [reported.index for reported in spots] != spot:  # the parent's pick, not the worker's
         raise reject(f"integrity:malformed_spots on {config.name}")
     judge_structures([reported.structure for reported in spots])
-    outputs = torch.load(spot_path, weights_only=True)
+    try:
+        outputs = candidate_tensors(session, spot_path, f"{config.name} (timed)")
+    except Outcome:
+        raise
+    except Exception as error:  # the worker said it saved them: an unreadable file is a lie
+        raise reject(f"integrity:malformed_spots on {config.name}: {error}") from error
     session.discard(spot_path)
     if len(outputs) != len(spot):
         raise reject(f"integrity:malformed_spots on {config.name}")

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from kerneltrials.sandbox import SandboxStartError
 from kerneltrials.verifier import protocol as wire
+from kerneltrials.verifier.harness._candidate_files import TamperedFile, read_candidate_text
 from kerneltrials.verifier.harness._jobs import ForgedReply, JobDied, WorkerFailed, WorkerJob
 from kerneltrials.verifier.harness._nsight import (
     find_ncu,
@@ -25,6 +25,8 @@ from kerneltrials.verifier.harness._stages import (
 
 #: How long ncu may take to write its report once the profiled worker has exited.
 NCU_REPORT_WAIT_S = 120.0
+#: A larger report is not read: a few calls' metrics are kilobytes.
+NCU_REPORT_MAX_BYTES = 64 * 1024**2
 #: The calls Nsight Compute measures: it replays each kernel launch many times, so few.
 NCU_CALLS = 2
 
@@ -76,7 +78,9 @@ def _ncu_report(session: Session, ncu: str) -> tuple[str, str]:
         return "", f"Nsight Compute run failed: {error}"
     job.ask_to_exit()  # ncu writes its report when its target has exited
     job.exit_info = job.process.wait(timeout_s=NCU_REPORT_WAIT_S) or job.process.kill()
-    try:
-        return Path(report).read_text(errors="replace"), ""
+    try:  # written inside the candidate's job: its code may have put anything there
+        return read_candidate_text(report, NCU_REPORT_MAX_BYTES), ""
+    except TamperedFile as error:
+        return "", f"Nsight Compute's report was replaced by {error}"
     except OSError:
         return "", "Nsight Compute wrote no report"
