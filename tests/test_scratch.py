@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from kerneltrials._scratch import make_scratch_dir, sweep_orphans
+from kerneltrials._scratch import make_scratch_dir, remove_tree, sweep_orphans
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -63,3 +64,37 @@ def _a_dead_pid() -> int:
     process = subprocess.Popen([sys.executable, "-c", "pass"])
     process.wait()
     return process.pid
+
+
+def nest(root: Path, depth: int) -> None:
+    """``depth`` directories, each inside the last, made from descriptors as a job's
+    native code would: no path is ever longer than one name."""
+    at = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for _ in range(depth):
+            os.mkdir("d", dir_fd=at)
+            inner = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=at)
+            os.close(at)
+            at = inner
+    finally:
+        os.close(at)
+
+
+def test_a_tree_deeper_than_pythons_recursion_is_removed(tmp_path: Path) -> None:
+    (tmp_path / "deep").mkdir()
+    nest(tmp_path / "deep", 3000)
+    with pytest.raises(RecursionError):  # why remove_tree does not stop at rmtree
+        shutil.rmtree(tmp_path / "deep", ignore_errors=True)
+    remove_tree(tmp_path / "deep")
+    assert not (tmp_path / "deep").exists()
+
+
+def test_a_dead_owners_deep_tree_does_not_stop_the_next_directory(tmp_path: Path) -> None:
+    # A candidate's job nested directories in its check's scratch, and its harness died:
+    # the next check's sweep must remove the tree, not fail on it (it failed every check).
+    owner, path = _start_owner(tmp_path)
+    nest(path, 3000)
+    owner.send_signal(signal.SIGKILL)
+    owner.wait()
+    fresh = make_scratch_dir("check", tmp_path)
+    assert fresh.is_dir() and not path.exists()

@@ -13,7 +13,9 @@ See docs/design/sandbox.md ("Disk").
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,18 +40,40 @@ class DiskState:
     candidate_bytes: int  # written under the candidate's writable directories or held open
     allowance_bytes: int
     where: Path  # the directory the check's scratch lives in
+    unwalkable: str = ""  # why the candidate's directory could not be counted, if so
 
 
-def directory_files(directory: Path) -> dict[int, int]:
-    """Allocated bytes by inode of the regular files under ``directory`` (no links followed)."""
+#: More entries than this under the candidate's writable directory are a flood of their
+#: own: its worker saves a few files there per configuration, and a walk must end.
+MAX_TREE_ENTRIES = 100_000
+
+
+class UnwalkableTree(Exception):
+    """A directory tree no worker writes: too many entries, or paths too long to name."""
+
+
+def directory_files(directory: Path, max_entries: int = MAX_TREE_ENTRIES) -> dict[int, int]:
+    """Allocated bytes by inode of everything under ``directory``, directories included
+    (no links followed), walked without recursion (a job can nest directories deeper than
+    Python's recursion limit). Raises :class:`UnwalkableTree` past ``max_entries`` or for
+    a path longer than the system can name."""
     files: dict[int, int] = {}
-    for root, _, names in os.walk(directory):
-        for name in names:
-            try:
-                info = os.lstat(os.path.join(root, name))
-            except OSError:
-                continue
-            files[info.st_ino] = info.st_blocks * 512
+    pending, seen = [str(directory)], 0
+    while pending:
+        try:
+            with os.scandir(pending.pop()) as entries:
+                for entry in entries:
+                    seen += 1
+                    if seen > max_entries:
+                        raise UnwalkableTree(f"more than {max_entries} entries")
+                    info = entry.stat(follow_symlinks=False)
+                    files[info.st_ino] = info.st_blocks * 512
+                    if stat.S_ISDIR(info.st_mode):
+                        pending.append(entry.path)
+        except OSError as error:
+            if error.errno == errno.ENAMETOOLONG:
+                raise UnwalkableTree("directories nested past the longest path") from None
+            continue  # gone meanwhile: nothing to count
     return files
 
 
@@ -62,7 +86,10 @@ def free_bytes(path: Path) -> int:
 def look(session: Session) -> DiskState:
     """The free space, and what the candidate's job holds, right now."""
     device = os.stat(session.root).st_dev
-    held = directory_files(session.root / "candidate-out")
+    try:
+        held, unwalkable = directory_files(session.root / "candidate-out"), ""
+    except UnwalkableTree as error:
+        held, unwalkable = {}, str(error)
     for worker in session.workers:
         if worker.role == "candidate":
             held.update(open_files(worker.process.pids(), device))
@@ -71,13 +98,18 @@ def look(session: Session) -> DiskState:
     trusted = {**directory_files(session.root / "private"),
                **directory_files(session.root / "exchange")}
     allowance = 2 * sum(trusted.values()) + CANDIDATE_SLACK_BYTES
-    return DiskState(free_bytes(session.root), sum(held.values()), allowance, session.root.parent)
+    return DiskState(free_bytes(session.root), sum(held.values()), allowance, session.root.parent,
+                     unwalkable)
 
 
 def disk_outcome(state: DiskState, floor_bytes: int | None = None) -> Outcome | None:
     """The outcome a check ends with because of the disk, or None when the disk is not
     the story: a candidate past its allowance is rejected whatever the free space; a
     nearly full filesystem that the candidate did not fill is the machine's."""
+    if state.unwalkable:
+        return Outcome(Status.REJECTED,
+                       f"sandbox:disk_flood:the candidate's job wrote a directory tree no "
+                       f"worker writes ({state.unwalkable})")
     if state.candidate_bytes > state.allowance_bytes:
         return Outcome(Status.REJECTED,
                        f"sandbox:disk_flood:the candidate's job held "

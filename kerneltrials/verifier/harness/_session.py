@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import os
-import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import torch
 
-from kerneltrials._scratch import make_scratch_dir
+from kerneltrials._scratch import make_scratch_dir, remove_tree
 from kerneltrials.sandbox import Mount, Sandbox, resolve_sandbox
 from kerneltrials.tasks import ShapeConfig, TaskSpec
 from kerneltrials.verifier._options import CheckOptions
@@ -164,4 +163,4 @@ class Session:
             worker.ask_to_exit()
         for worker in self.workers:
             worker.close()
-        shutil.rmtree(self.root, ignore_errors=True)
+        remove_tree(self.root)  # what the candidate's job wrote, however deep
