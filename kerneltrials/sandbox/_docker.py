@@ -19,14 +19,13 @@ image brings its own Python. See docs/design/sandbox.md.
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
-from kerneltrials._scratch import make_scratch_dir
+from kerneltrials._scratch import make_scratch_dir, remove_tree
 from kerneltrials.sandbox._base import (
     ExitInfo,
     JobSpec,
@@ -241,7 +240,7 @@ class DockerJob(SandboxedProcess):
             pass
         self._relay.close()
         self.channel.close()
-        shutil.rmtree(self._relay.socket_path.parent, ignore_errors=True)
+        remove_tree(self._relay.socket_path.parent)  # the job's user could write there
 
 
 @register_sandbox("docker")
@@ -330,7 +329,7 @@ class DockerSandbox(Sandbox):
         except (docker.errors.DockerException, requests.exceptions.RequestException) as error:
             relay.close(drain_s=0)
             relay.parent_end.close()
-            shutil.rmtree(channel_dir, ignore_errors=True)
+            remove_tree(channel_dir)
             raise SandboxStartError(f"cannot start container for {job.label}: {error}") from error
         isolation = self.features()
         isolation["scratch_quota_bytes"] = job.limits.scratch_bytes
