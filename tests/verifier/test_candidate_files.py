@@ -111,3 +111,14 @@ def test_the_same_kernel_swapping_only_its_own_dot_files_is_correct() -> None:
     # worker saved (no file of the worker's starts with this prefix).
     verdict = verify(_swapping("fifo", prefix="never-"))
     assert verdict.status == Status.CORRECT, verdict.reasons
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_a_frame_of_nested_arrays_on_the_channel_is_the_candidates_forgery() -> None:
+    # The same directory of native cheats: this one writes onto its worker's channel.
+    source = (NATIVE.parent / "nested_reply.py").read_text()
+    verdict = verify(source)
+    assert verdict.status == Status.REJECTED, verdict.reasons
+    assert verdict.reasons[0].startswith("integrity:forged_channel_frame:"), verdict.reasons
+    assert "nests deeper" in verdict.reasons[0]

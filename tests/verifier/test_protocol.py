@@ -71,3 +71,27 @@ def test_the_tree_walker_maps_flattens_and_pairs() -> None:
         (1, "a"), (2, "b"), (3, "c"), (4, "d")]
     assert wire.paired_leaves(tree, [1, (2, 3), 4]) is None  # a branch against a leaf
     assert wire.paired_leaves([1, 2], [1, 2, 3]) is None
+
+
+def _frame_of(body: bytes) -> dict[str, object]:
+    import socket
+    import struct
+
+    from kerneltrials.verifier.protocol._frames import recv_frame
+
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        theirs.sendall(struct.pack(">I", len(body)) + body)
+        return recv_frame(ours, timeout_s=5)
+
+
+def test_a_frame_nested_past_the_parsers_depth_is_malformed_not_a_crash() -> None:
+    # json.loads recurses once per level and raises RecursionError, no ValueError: it
+    # escaped the reader and check() itself raised (tests/verifier/native_exchange/).
+    from kerneltrials.verifier.protocol._frames import MalformedFrame
+
+    with pytest.raises(MalformedFrame, match="nests deeper"):
+        _frame_of(b"[" * 20_000 + b"]" * 20_000)  # within one socket buffer
+    with pytest.raises(MalformedFrame, match="not JSON"):
+        _frame_of(b"{\"op\": ")
+    assert _frame_of(b'{"ok": true}') == {"ok": True}

@@ -199,7 +199,7 @@ class WorkerJob:
                 raise self._failed(from_wire(Failure, {k: v for k, v in frame.items()
                                                        if k not in ("ok", "nonce", "worker_ms")}))
             return message.read_reply(frame)
-        except MalformedMessage as error:
+        except (MalformedMessage, RecursionError) as error:  # nesting is the sender's choice
             self.exit_info = self.process.kill()
             raise ForgedReply(f"{self.role} worker sent a malformed {message.op} reply "
                               f"({error})") from None

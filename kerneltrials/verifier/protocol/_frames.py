@@ -116,6 +116,8 @@ def recv_frame(sock: socket.socket, timeout_s: float | None = None) -> dict[str,
         payload = json.loads(data)
     except ValueError as error:  # bad UTF-8 or bad JSON
         raise MalformedFrame(f"frame is not JSON: {error}") from None
+    except RecursionError:  # the parser recurses once per level: a peer chooses the depth
+        raise MalformedFrame("frame nests deeper than the parser goes") from None
     if not isinstance(payload, dict):
         raise MalformedFrame("frame is not a JSON object")
     return payload
