@@ -122,3 +122,18 @@ def test_a_frame_of_nested_arrays_on_the_channel_is_the_candidates_forgery() -> 
     assert verdict.status == Status.REJECTED, verdict.reasons
     assert verdict.reasons[0].startswith("integrity:forged_channel_frame:"), verdict.reasons
     assert "nests deeper" in verdict.reasons[0]
+
+
+@pytest.mark.timeout(10)
+def test_a_file_rewritten_with_containers_nested_past_any_worker_is_tampering(
+        tmp_path: Path) -> None:
+    # What a helper thread can write over a saved file in place (a regular file): the
+    # unpickler builds the depth without recursing; the parent's comparisons would not.
+    deep: list[object] = [torch.zeros(1)]
+    for _ in range(70):
+        deep = [deep]
+    torch.save({"outputs": deep}, tmp_path / "outputs.pt")
+    with pytest.raises(TamperedFile, match="nested more than 64 deep"):
+        load_candidate_tensors(tmp_path / "outputs.pt", max_bytes=1 << 20)
+    torch.save({"outputs": [[torch.zeros(1)], (torch.ones(2),)]}, tmp_path / "fine.pt")
+    assert load_candidate_tensors(tmp_path / "fine.pt", max_bytes=1 << 20)["outputs"][1][0].sum() == 2

@@ -76,4 +76,24 @@ def load_candidate_tensors(path: str | Path, max_bytes: int) -> Any:
     import torch
 
     with open_candidate_file(path, max_bytes) as stream:
-        return torch.load(stream, weights_only=True)
+        loaded = torch.load(stream, weights_only=True)
+    _check_nesting(loaded)
+    return loaded
+
+
+#: Deeper containers than this are no worker's: the parent's comparisons walk a loaded
+#: file recursively, and the file's bytes are the job's to rewrite after its worker saved
+#: it (the unpickler builds any depth without recursing; the walks would not survive it).
+MAX_NESTING = 64
+
+
+def _check_nesting(value: Any) -> None:
+    pending = [(value, 0)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, dict):
+            item = list(item.values())
+        if isinstance(item, (list, tuple)):
+            if depth >= MAX_NESTING:
+                raise TamperedFile(f"containers nested more than {MAX_NESTING} deep")
+            pending.extend((inner, depth + 1) for inner in item)
