@@ -5,6 +5,8 @@ compiled once per machine and most builds are cache hits."""
 from __future__ import annotations
 
 import os
+import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,3 +27,12 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 @pytest.fixture(scope="session")
 def repo_root() -> Path:
     return REPO_ROOT
+
+
+@pytest.fixture
+def deep_tmp(tmp_path: Path) -> Iterator[Path]:
+    """``tmp_path``, emptied with GNU rm afterwards whatever the test left (e.g. a tree
+    nested past Python's recursion): pytest's own clean-up of old temporary directories
+    recurses, and would fail on such a tree in every later session."""
+    yield tmp_path
+    subprocess.run(["rm", "-rf", "--one-file-system", "--", str(tmp_path)], check=False)

@@ -80,7 +80,8 @@ def nest(root: Path, depth: int) -> None:
         os.close(at)
 
 
-def test_a_tree_deeper_than_pythons_recursion_is_removed(tmp_path: Path) -> None:
+def test_a_tree_deeper_than_pythons_recursion_is_removed(deep_tmp: Path) -> None:
+    tmp_path = deep_tmp
     (tmp_path / "deep").mkdir()
     nest(tmp_path / "deep", 3000)
     with pytest.raises(RecursionError):  # why remove_tree does not stop at rmtree
@@ -89,7 +90,8 @@ def test_a_tree_deeper_than_pythons_recursion_is_removed(tmp_path: Path) -> None
     assert not (tmp_path / "deep").exists()
 
 
-def test_a_dead_owners_deep_tree_does_not_stop_the_next_directory(tmp_path: Path) -> None:
+def test_a_dead_owners_deep_tree_does_not_stop_the_next_directory(deep_tmp: Path) -> None:
+    tmp_path = deep_tmp
     # A candidate's job nested directories in its check's scratch, and its harness died:
     # the next check's sweep must remove the tree, not fail on it (it failed every check).
     owner, path = _start_owner(tmp_path)
