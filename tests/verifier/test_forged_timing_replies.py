@@ -9,6 +9,7 @@ parent's judge (``harness/_judge.judge_timing_reply``) and to the output reads
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -160,3 +161,20 @@ def test_a_forged_work_record_is_rejected(mixed_session: Session, work: float) -
     reply = timed([], ops=["aten.relu"], torch_work={"pointwise": work})
     outcome = judged(mixed_session, reply, [], None)
     assert outcome.reasons[0].startswith("integrity:malformed_work_record:")
+
+
+def test_a_flood_of_integrity_findings_is_kept_short(session: Session) -> None:
+    # The worker's findings are its text: a forged reply could carry megabytes of them
+    # into the verdict, the store and the next prompt.
+    reply = timed([], integrity=["integrity:" + "A" * 100_000] * 50)
+    outcome = judged(session, reply, [], None)
+    assert len(outcome.reasons) == 10 and all(len(r) <= 300 for r in outcome.reasons)
+
+
+def test_a_spot_file_swapped_for_a_named_pipe_is_rejected_without_waiting(
+        session: Session) -> None:
+    path = session.path("candidate-out", "spot-public-0-0.pt")
+    os.mkfifo(path)  # what a helper thread of the candidate's puts there after the save
+    outcome = judged(session, timed([wire.Spot(index=2, structure=STRUCTURE)]), [2], path)
+    assert outcome.reasons[0].startswith("integrity:tampered_output_file:public-0 (timed)")
+    assert "a named pipe" in outcome.reasons[0]

@@ -21,6 +21,7 @@ from kerneltrials.verifier.harness._compare import (
     non_exact_types,
     paired_blocks,
 )
+from kerneltrials.verifier.harness._sanitize import sanitize_candidate_text
 from kerneltrials.verifier.harness._session import Outcome, Session, load_trusted
 from kerneltrials.verifier.harness._work_share import (
     MIN_OWN_SHARE,
@@ -36,6 +37,17 @@ from kerneltrials.verifier.verdict import ConfigResult, Status
 
 def reject(*reasons: str) -> Outcome:
     return Outcome(Status.REJECTED, *reasons)
+
+
+#: The worker's own integrity findings a verdict keeps, each clipped: the list and its
+#: texts come from the candidate's process, which could send megabytes of them.
+MAX_WORKER_FINDINGS = 10
+
+
+def reject_worker_findings(findings: list[str]) -> Outcome:
+    """``rejected`` with the integrity findings a (possibly forged) reply carried."""
+    return reject(*(sanitize_candidate_text(str(finding), 300)
+                    for finding in findings[:MAX_WORKER_FINDINGS]))
 
 
 def judge_structures(structures: list[Any]) -> None:
@@ -92,7 +104,7 @@ def candidate_tensors(session: Session, path: str, what: str) -> Any:
 def judge_run_reply(session: Session, config: ShapeConfig, reply: wire.RunReport) -> None:
     """The checks that need no tensor: integrity, kernels called, policy, aliasing."""
     if reply.integrity:
-        raise reject(*reply.integrity)
+        raise reject_worker_findings(reply.integrity)
     judge_structures(reply.structures)
     if any(count == 0 for count in reply.kernel_calls):
         raise reject(f"integrity:no_custom_call:a call of forward ran no compiled function "
@@ -213,7 +225,7 @@ def judge_timing_reply(session: Session, config: ShapeConfig, reply: wire.Timed,
     spot-checked calls ``spot`` (their outputs compared with ``expected_for(spot)``, the
     reference's)."""
     if reply.integrity:
-        raise reject(*reply.integrity)
+        raise reject_worker_findings(reply.integrity)
     if reply.kernel_calls is None or reply.kernel_calls < n_calls:
         raise reject(f"integrity:no_custom_call:timed calls ran no compiled function on {config.name}")
     judge_policy(session, config, reply.ops, reply.torch_work, f"{config.name} (timed)")

@@ -33,7 +33,11 @@ from kerneltrials.verifier.harness._failures import (
     reference_failure,
 )
 from kerneltrials.verifier.harness._jobs import ForgedReply, JobDied, WorkerFailed, WorkerJob
-from kerneltrials.verifier.harness._judge import judge_outputs, judge_run_reply, reject
+from kerneltrials.verifier.harness._judge import (
+    judge_outputs,
+    judge_run_reply,
+    reject_worker_findings,
+)
 from kerneltrials.verifier.harness._sanitize import sanitize_candidate_text
 from kerneltrials.verifier.harness._seeds import (
     TIMING_POOL_SIZE,
@@ -206,7 +210,7 @@ def load_workers(session: Session, reference: WorkerJob, candidate: WorkerJob,
     except (WorkerFailed, JobDied, ForgedReply) as error:
         raise candidate_failure(error, "load") from error
     if loaded.integrity:  # importing the candidate changed watched state
-        raise reject(*loaded.integrity)
+        raise reject_worker_findings(loaded.integrity)
 
 
 def _setup_config(session: Session, reference: WorkerJob, candidate: WorkerJob,
