@@ -73,6 +73,15 @@ def test_the_tree_walker_maps_flattens_and_pairs() -> None:
     assert wire.paired_leaves([1, 2], [1, 2, 3]) is None
 
 
+def test_the_walkers_survive_trees_nested_as_deep_as_a_forged_reply_can() -> None:
+    deep: object = {"type": "torch.Tensor"}
+    for _ in range(5000):
+        deep = [deep]
+    assert wire.leaves(deep) == [{"type": "torch.Tensor"}]
+    assert wire.paired_leaves(deep, deep) == [({"type": "torch.Tensor"},) * 2]
+    assert wire.paired_leaves(deep, [deep]) is None
+
+
 def _frame_of(body: bytes) -> dict[str, object]:
     import socket
     import struct

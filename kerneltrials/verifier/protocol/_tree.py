@@ -3,6 +3,10 @@
 Model outputs (tensors in lists and tuples), their described structures and compared
 pairs are all such trees; both the worker and the parent walk them with these. Pure
 Python: no torch, so the worker and the static-only path may import it.
+
+The parent walks trees a worker described, and a forged reply may nest them as deep as
+the JSON parser goes: ``leaves`` and ``paired_leaves`` keep their own stack instead of
+recursing (two Python frames per level had raised ``RecursionError`` past ~500 levels).
 """
 
 from __future__ import annotations
@@ -25,22 +29,27 @@ def map_leaves(value: Any, function: Callable[[Any], Any]) -> Any:
 
 def leaves(value: Any) -> list[Any]:
     """Every leaf, depth first."""
-    if is_branch(value):
-        return [leaf for item in value for leaf in leaves(item)]
-    return [value]
+    found, pending = [], [value]
+    while pending:
+        item = pending.pop()
+        if is_branch(item):
+            pending.extend(reversed(item))
+        else:
+            found.append(item)
+    return found
 
 
 def paired_leaves(first: Any, second: Any) -> list[tuple[Any, Any]] | None:
     """The leaves of two trees side by side, or None when their shapes differ (a branch
     against a leaf, or branches of different lengths)."""
-    if not is_branch(first) and not is_branch(second):
-        return [(first, second)]
-    if not (is_branch(first) and is_branch(second)) or len(first) != len(second):
-        return None
     pairs: list[tuple[Any, Any]] = []
-    for left, right in zip(first, second, strict=True):
-        found = paired_leaves(left, right)
-        if found is None:
+    pending = [(first, second)]
+    while pending:
+        left, right = pending.pop()
+        if not is_branch(left) and not is_branch(right):
+            pairs.append((left, right))
+        elif not (is_branch(left) and is_branch(right)) or len(left) != len(right):
             return None
-        pairs += found
+        else:
+            pending.extend(reversed(list(zip(left, right, strict=True))))
     return pairs
