@@ -267,3 +267,23 @@ def test_cuda_candidate_with_a_launched_kernel_passes_the_device_kernel_rule() -
 def test_device_kernel_rule_is_cuda_only() -> None:
     assert not any(r.startswith("static:no_device_kernel")
                    for r in run_static_checks(_NO_KERNEL_CUDA, "cpu", "mixed").reasons)
+
+
+def test_a_source_nested_past_the_parser_or_the_checks_is_a_verdict_not_a_crash() -> None:
+    # The static checks run in the harness's own process: a candidate's `1+1+...+1`
+    # made ast.parse (200,000 terms) or the checks' recursive walks (600) raise
+    # RecursionError out of check() itself.
+    from kerneltrials.verifier.harness._llm_verifier import strip_for_review
+    from tests.verifier.candidates import candidate
+
+    def padded(terms: int) -> str:
+        return candidate("relu_ok") + "\nPADDING = " + "+".join(["1"] * terms) + "\n"
+
+    parser = run_static_checks(padded(200_000), "cpu")
+    assert parser.status == Status.COMPILE_ERROR
+    assert parser.reasons == ["static:syntax_error:the source nests deeper than Python's parser goes"]
+    walks = run_static_checks(padded(2000), "cpu")
+    assert walks.status == Status.REJECTED
+    assert walks.reasons == ["static:unanalysable:the source nests deeper than the checks walk"]
+    assert run_static_checks(padded(100), "cpu").status is None  # an ordinary long sum
+    assert strip_for_review(padded(2000)) == ""

@@ -43,11 +43,10 @@ class _Stripper(ast.NodeTransformer):
 
 def strip_for_review(source: str) -> str:
     """The candidate as the reviewer sees it: code only (comments vanish in the unparse)."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
+    try:  # the walks recurse: a source nested past them is not reviewed (nor could it run)
+        return ast.unparse(ast.fix_missing_locations(_Stripper().visit(ast.parse(source))))
+    except (SyntaxError, RecursionError, MemoryError):
         return ""
-    return ast.unparse(ast.fix_missing_locations(_Stripper().visit(tree)))
 
 
 def parse_review(text: str) -> str | None:

@@ -154,7 +154,17 @@ def run_static_checks(source: str, backend: str, policy: str = "mixed",
         report.status = Status.COMPILE_ERROR
         report.reasons.append(f"static:syntax_error:line {error.lineno}: {error.msg}")
         return report
-    for finding in collect_findings(report.tree, backend):
+    except (RecursionError, MemoryError):  # e.g. 1+1+...+1 200,000 times: no import could
+        report.status = Status.COMPILE_ERROR  # compile it either
+        report.reasons.append("static:syntax_error:the source nests deeper than Python's "
+                              "parser goes")
+        return report
+    try:
+        findings = collect_findings(report.tree, backend)
+    except RecursionError:  # the checks walk the tree recursively; no kernel nests so deep
+        report.reject("static:unanalysable:the source nests deeper than the checks walk")
+        return report
+    for finding in findings:
         if not source_scans and finding.code in ESCAPE_CODES:
             continue
         if finding.strict_only and policy == "mixed":
