@@ -287,3 +287,13 @@ def test_a_source_nested_past_the_parser_or_the_checks_is_a_verdict_not_a_crash(
     assert walks.reasons == ["static:unanalysable:the source nests deeper than the checks walk"]
     assert run_static_checks(padded(100), "cpu").status is None  # an ordinary long sum
     assert strip_for_review(padded(2000)) == ""
+
+
+def test_a_source_too_large_to_read_is_refused_before_parsing() -> None:
+    from kerneltrials.verifier.static._checks import MAX_CANDIDATE_BYTES
+
+    started = time.perf_counter()
+    report = run_static_checks("x = 1\n" + "#" * MAX_CANDIDATE_BYTES, "cpu")
+    assert report.status == Status.COMPILE_ERROR
+    assert report.reasons[0].startswith("static:source_too_large:")
+    assert time.perf_counter() - started < 5

@@ -135,6 +135,12 @@ def collect_findings(tree: ast.Module, backend: str) -> list[Finding]:
     return findings
 
 
+#: A candidate module larger than this is not parsed: the checks run in the harness's
+#: process, and their cost grows with the text (a kernel file is kilobytes; the build
+#: takes at most 8 MiB of sources in all).
+MAX_CANDIDATE_BYTES = 4 * 1024**2
+
+
 def run_static_checks(source: str, backend: str, policy: str = "mixed",
                       source_scans: bool = True) -> StaticReport:
     """The checks every candidate must pass before it is built.
@@ -148,6 +154,12 @@ def run_static_checks(source: str, backend: str, policy: str = "mixed",
     if policy not in POLICIES:
         raise ValueError(f"unknown policy {policy!r}: choose strict or mixed")
     report = StaticReport()
+    size = len(source.encode("utf-8", "surrogatepass"))
+    if size > MAX_CANDIDATE_BYTES:  # parsed and scanned in the harness's own process
+        report.status = Status.COMPILE_ERROR
+        report.reasons.append(f"static:source_too_large:{size} bytes, at most "
+                              f"{MAX_CANDIDATE_BYTES} are read")
+        return report
     try:
         report.tree = ast.parse(source)
     except SyntaxError as error:
