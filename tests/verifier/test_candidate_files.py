@@ -76,3 +76,17 @@ def test_a_file_rewritten_with_containers_nested_past_any_worker_is_tampering(
         load_candidate_tensors(tmp_path / "outputs.pt", max_bytes=1 << 20)
     torch.save({"outputs": [[torch.zeros(1)], (torch.ones(2),)]}, tmp_path / "fine.pt")
     assert load_candidate_tensors(tmp_path / "fine.pt", max_bytes=1 << 20)["outputs"][1][0].sum() == 2
+
+
+@pytest.mark.timeout(30)
+def test_a_file_rewritten_with_a_huge_pickle_or_no_archive_is_tampering(tmp_path: Path) -> None:
+    # torch's weights-only unpickler is Python, one step per opcode: millions of them
+    # would keep the parent busy for minutes; a worker's pickle is a few kilobytes.
+    torch.save({"outputs": list(range(1_000_000))}, tmp_path / "huge.pt")  # 4.6 MB
+    started = time.monotonic()
+    with pytest.raises(TamperedFile, match="pickle is not one of at most"):
+        load_candidate_tensors(tmp_path / "huge.pt", max_bytes=1 << 30)
+    assert time.monotonic() - started < 2
+    (tmp_path / "plain.pt").write_bytes(b"\x80\x02]q\x00.")  # a bare pickle, no archive
+    with pytest.raises(TamperedFile, match="no tensor archive"):
+        load_candidate_tensors(tmp_path / "plain.pt", max_bytes=1 << 20)

@@ -17,8 +17,11 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import zipfile
 from pathlib import Path
 from typing import Any, BinaryIO
+
+import torch
 
 _OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 _KINDS = ((stat.S_ISDIR, "directory"), (stat.S_ISFIFO, "named pipe"),
@@ -69,13 +72,37 @@ def read_candidate_text(path: str | Path, max_bytes: int) -> str:
         return stream.read(max_bytes).decode("utf-8", errors="replace")
 
 
+#: torch.save's archive of a worker's outputs: a small pickle (the tensors' bytes are
+#: records of their own), stored uncompressed, one record per storage. Its weights-only
+#: unpickler is Python, one step per opcode: a file rewritten with a pickle of hundreds of
+#: megabytes would keep the parent busy for minutes and fill its memory.
+MAX_PICKLE_BYTES = 1024**2
+MAX_ARCHIVE_RECORDS = 10_000
+
+
+def _check_archive(stream: BinaryIO) -> None:
+    try:
+        with zipfile.ZipFile(stream) as archive:
+            records = archive.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError):
+        raise TamperedFile("a file that is no tensor archive") from None
+    if len(records) > MAX_ARCHIVE_RECORDS:
+        raise TamperedFile(f"an archive of {len(records)} records")
+    if any(record.compress_type != zipfile.ZIP_STORED for record in records):
+        raise TamperedFile("an archive with compressed records")  # torch stores them
+    pickled = [r.file_size for r in records if r.filename.endswith("data.pkl")]
+    if len(pickled) != 1 or pickled[0] > MAX_PICKLE_BYTES:
+        raise TamperedFile(f"an archive whose pickle is not one of at most {MAX_PICKLE_BYTES} "
+                           f"bytes")
+    stream.seek(0)
+
+
 def load_candidate_tensors(path: str | Path, max_bytes: int) -> Any:
     """A tensor file from ``candidate-out/`` (``torch.load`` with ``weights_only``), read
     through :func:`open_candidate_file` and copied, never mapped: its job could change or
     truncate a mapped file under the parent."""
-    import torch
-
     with open_candidate_file(path, max_bytes) as stream:
+        _check_archive(stream)
         loaded = torch.load(stream, weights_only=True)
     _check_nesting(loaded)
     return loaded
