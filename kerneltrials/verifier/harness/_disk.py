@@ -66,15 +66,27 @@ def directory_files(directory: Path, max_entries: int = MAX_TREE_ENTRIES) -> dic
                     seen += 1
                     if seen > max_entries:
                         raise UnwalkableTree(f"more than {max_entries} entries")
-                    info = entry.stat(follow_symlinks=False)
-                    files[info.st_ino] = info.st_blocks * 512
-                    if stat.S_ISDIR(info.st_mode):
-                        pending.append(entry.path)
+                    info = _lstat(entry)
+                    if info is not None:
+                        files[info.st_ino] = info.st_blocks * 512
+                        if stat.S_ISDIR(info.st_mode):
+                            pending.append(entry.path)
         except OSError as error:
-            if error.errno == errno.ENAMETOOLONG:
-                raise UnwalkableTree("directories nested past the longest path") from None
-            continue  # gone meanwhile: nothing to count
+            _unless_too_long(error)  # otherwise gone meanwhile: nothing to count
     return files
+
+
+def _lstat(entry: os.DirEntry[str]) -> os.stat_result | None:
+    try:
+        return entry.stat(follow_symlinks=False)
+    except OSError as error:
+        _unless_too_long(error)
+        return None
+
+
+def _unless_too_long(error: OSError) -> None:
+    if error.errno == errno.ENAMETOOLONG:
+        raise UnwalkableTree("directories nested past the longest path") from None
 
 
 def free_bytes(path: Path) -> int:

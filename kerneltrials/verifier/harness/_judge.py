@@ -123,7 +123,8 @@ def judge_outputs(session: Session, config: ShapeConfig, reply: wire.RunReport,
     except Outcome:
         raise
     except Exception as error:  # the candidate controls that file: unreadable is its failure
-        raise Outcome(Status.INCORRECT, f"correctness:unreadable_outputs:{error}") from error
+        raise Outcome(Status.INCORRECT, f"correctness:unreadable_outputs:"
+                      f"{sanitize_candidate_text(str(error), 300)}") from error
     expected = load_trusted(paths["reference"])
     atol, rtol = session.task.tolerance()
     first = compare_outputs(expected, outputs[0], atol, rtol)
@@ -240,7 +241,8 @@ def judge_timing_reply(session: Session, config: ShapeConfig, reply: wire.Timed,
     except Outcome:
         raise
     except Exception as error:  # the worker said it saved them: an unreadable file is a lie
-        raise reject(f"integrity:malformed_spots on {config.name}: {error}") from error
+        raise reject(f"integrity:malformed_spots on {config.name}: "
+                     f"{sanitize_candidate_text(str(error), 300)}") from error
     session.discard(spot_path)
     if len(outputs) != len(spot):
         raise reject(f"integrity:malformed_spots on {config.name}")
