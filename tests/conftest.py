@@ -5,7 +5,6 @@ compiled once per machine and most builds are cache hits."""
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -31,8 +30,10 @@ def repo_root() -> Path:
 
 @pytest.fixture
 def deep_tmp(tmp_path: Path) -> Iterator[Path]:
-    """``tmp_path``, emptied with GNU rm afterwards whatever the test left (e.g. a tree
-    nested past Python's recursion): pytest's own clean-up of old temporary directories
-    recurses, and would fail on such a tree in every later session."""
+    """``tmp_path``, removed afterwards by the harness's own ``remove_tree`` whatever the
+    test left (e.g. a tree nested past Python's recursion): pytest's own clean-up of old
+    temporary directories recurses, and would fail on such a tree in every later session."""
+    from kerneltrials._scratch import remove_tree
+
     yield tmp_path
-    subprocess.run(["rm", "-rf", "--one-file-system", "--", str(tmp_path)], check=False)
+    remove_tree(tmp_path)

@@ -23,6 +23,8 @@ from typing import Any, BinaryIO
 
 import torch
 
+from kerneltrials.verifier.protocol import is_branch
+
 _OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 _KINDS = ((stat.S_ISDIR, "directory"), (stat.S_ISFIFO, "named pipe"),
           (stat.S_ISSOCK, "socket"), (stat.S_ISCHR, "character device"),
@@ -108,9 +110,10 @@ def load_candidate_tensors(path: str | Path, max_bytes: int) -> Any:
     return loaded
 
 
-#: Deeper containers than this are no worker's: the parent's comparisons walk a loaded
-#: file recursively, and the file's bytes are the job's to rewrite after its worker saved
-#: it (the unpickler builds any depth without recursing; the walks would not survive it).
+#: Deeper containers than this are no worker's. The file's bytes are the job's to rewrite
+#: after its worker saved it, and the unpickler builds any depth without recursing; the
+#: parent's walkers keep their own stack (``protocol/_tree.py``), but any other Python
+#: that recurses over what was loaded (a ``repr`` in a message) would not survive it.
 MAX_NESTING = 64
 
 
@@ -118,9 +121,9 @@ def _check_nesting(value: Any) -> None:
     pending = [(value, 0)]
     while pending:
         item, depth = pending.pop()
-        if isinstance(item, dict):
+        if isinstance(item, dict):  # the correctness file is one; the walkers know no dicts
             item = list(item.values())
-        if isinstance(item, (list, tuple)):
+        if is_branch(item):
             if depth >= MAX_NESTING:
                 raise TamperedFile(f"containers nested more than {MAX_NESTING} deep")
             pending.extend((inner, depth + 1) for inner in item)
