@@ -1,6 +1,9 @@
-"""Both workers set up a configuration at once (``_stages._setup_config``): the
-reference's request is in flight while the candidate builds ``ModelNew``, so a candidate
-that fails or hangs there must still get its own verdict, never the reference's."""
+"""Both workers work at once where nothing is timed: a configuration's setup
+(``_stages._setup_config``: the reference's request is in flight while the candidate
+builds ``ModelNew``) and each correctness seed (``_stages._check_one_seed``: the
+reference computes its outputs and draws the next seed's inputs while the candidate
+runs). A candidate that fails or hangs then must still get its own verdict, never the
+reference's, and the reference's private outputs stay out of its reach."""
 
 from __future__ import annotations
 
@@ -100,3 +103,81 @@ def test_native_code_in_the_constructor_cannot_see_the_references_private_output
     assert control.status == "correct", control.reasons  # the probe sees what it may see
     probed = check("L1/relu", PROBE.replace("{area}", "private"), options=options)
     assert probed.status == "incorrect", probed.reasons
+
+
+#: Native code in the first correctness call, which now runs while the reference worker
+#: computes that seed's outputs (into its private directory) and draws the next seed's
+#: inputs (into ``exchange/``, which the candidate's job reads): it polls a directory of
+#: the session for up to 3 s until it holds ``{want}`` entries. The outputs are right
+#: only if it saw them, on this call and every later one.
+RUN_PROBE = r'''
+import os, torch, torch.nn as nn
+from torch.utils.cpp_extension import load_inline
+
+SOURCE = r"""
+#include <torch/extension.h>
+#include <dirent.h>
+#include <unistd.h>
+#include <string>
+
+static int64_t entries(const std::string& path) {
+    int64_t seen = 0;
+    if (DIR* dir = opendir(path.c_str())) {
+        while (struct dirent* entry = readdir(dir))
+            if (entry->d_name[0] != '.') ++seen;
+        closedir(dir);
+    }
+    return seen;
+}
+
+static int64_t seen = -1;
+
+torch::Tensor relu_if(torch::Tensor x, std::string path, int64_t want) {
+    if (seen < 0) {
+        for (int round = 0; round < 300 && (seen = entries(path)) < want; ++round)
+            usleep(10000);
+    }
+    auto in = x.contiguous();
+    auto out = torch::empty_like(in);
+    const float* src = in.data_ptr<float>();
+    float* dst = out.data_ptr<float>();
+    for (int64_t i = 0; i < in.numel(); ++i)
+        dst[i] = seen >= want && src[i] > 0.f ? src[i] : 0.f;
+    return out;
+}
+"""
+
+ext = load_inline(name="kt_run_probe", cpp_sources=[SOURCE], functions=["relu_if"],
+                  extra_cflags=["-O2"])
+TARGET = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "{area}")
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        return ext.relu_if(x, TARGET, {want})
+'''
+
+
+def test_the_reference_works_during_the_candidates_run_and_stays_out_of_its_reach() -> None:
+    options = CheckOptions(hidden_seed=3, compile_baseline=False, timing=QUICK_TIMING,
+                           source_scans=False, link_policy=False)
+    # exchange/ holds the first seed's inputs; the second seed's appear during the run.
+    overlapped = check("L1/relu", RUN_PROBE.replace("{area}", "exchange").replace("{want}", "2"),
+                       options=options)
+    assert overlapped.status == "correct", overlapped.reasons
+    # The reference's outputs for the very inputs the candidate runs on are written then
+    # too, where its job cannot look.
+    probed = check("L1/relu", RUN_PROBE.replace("{area}", "private").replace("{want}", "1"),
+                   options=options)
+    assert probed.status == "incorrect", probed.reasons
+
+
+def test_a_forward_that_hangs_while_the_reference_works_is_the_candidates_timeout() -> None:
+    source = candidate("relu_ok").replace(
+        "    def forward(self, x):\n",
+        "    def forward(self, x):\n        import time\n        time.sleep(3600)\n", 1)
+    assert "time.sleep(3600)" in source
+    verdict = check("L1/relu", source, options=CheckOptions(
+        hidden_seed=3, compile_baseline=False, timing=QUICK_TIMING, call_timeout_s=8.0))
+    assert verdict.status == "timeout", verdict.reasons
+    assert any("run[" in r for r in verdict.reasons), verdict.reasons

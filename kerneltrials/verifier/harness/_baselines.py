@@ -30,6 +30,8 @@ from typing import Any
 from kerneltrials._cache_home import cache_home
 from kerneltrials.tasks import ShapeConfig, TaskSpec
 from kerneltrials.verifier._options import CheckOptions
+from kerneltrials.verifier.harness._seeds import timing_pool_size
+from kerneltrials.verifier.protocol import FRESH_OFFSETS
 
 #: A stored baseline older than this is timed again (a day: longer than a run of the
 #: built-in tasks, shorter than a machine keeps its state).
@@ -74,6 +76,7 @@ def baseline_key(task: TaskSpec, config: ShapeConfig, mode: str, hidden_seed: in
         "config": config.name, "overrides": config.overrides, "mode": mode,
         "hidden_seed": hidden_seed, "backend": options.backend,
         "timing": dataclasses.asdict(options.timing), "fresh_inputs": options.fresh_inputs,
+        "pool_sets": timing_pool_size(options.fresh_inputs), "offsets": FRESH_OFFSETS,
         "inputs": options.inputs, "machine": machine, "node": platform.node(),
     }
     text = json.dumps(fields, sort_keys=True, default=str)

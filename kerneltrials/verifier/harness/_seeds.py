@@ -16,9 +16,17 @@ import hashlib
 _SEED_BITS = 31
 
 
-#: Input sets kept per configuration for timing; each timed call gets one of them, scaled
-#: by its own factors (worker/_fresh.py): call i runs on set i mod this.
+#: Input sets kept per configuration for timing when timed inputs are plain copies
+#: (``CheckOptions.fresh_inputs`` off): call i runs on set i mod this.
 TIMING_POOL_SIZE = 3
+
+
+def timing_pool_size(fresh_inputs: bool) -> int:
+    """Input sets a worker draws per configuration for timing. With fresh inputs one: every
+    call's inputs are that set scaled by its own factors (worker/_fresh.py), so the
+    offsets, not the sets, make calls differ, and each further set cost both workers a
+    draw of the configuration's inputs and the reference a call at setup."""
+    return 1 if fresh_inputs else TIMING_POOL_SIZE
 
 
 def derived_seed(secret: int, *parts: object) -> int:

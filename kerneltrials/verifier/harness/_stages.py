@@ -40,10 +40,10 @@ from kerneltrials.verifier.harness._judge import (
 )
 from kerneltrials.verifier.harness._sanitize import sanitize_candidate_text
 from kerneltrials.verifier.harness._seeds import (
-    TIMING_POOL_SIZE,
     bank_seed,
     input_seeds,
     pool_seeds,
+    timing_pool_size,
 )
 from kerneltrials.verifier.harness._session import Outcome, Session
 from kerneltrials.verifier.harness._work_share import MalformedWork, checked_work
@@ -175,9 +175,12 @@ def load_candidate_request(session: Session) -> wire.LoadCandidate:
 
 
 def setup_request(session: Session, config: ShapeConfig,
-                  pool_size: int = TIMING_POOL_SIZE) -> wire.Setup:
-    """What sets ``config`` up in a worker: its model, ``pool_size`` timing input sets and
-    the check's factor bank (when timed inputs are fresh)."""
+                  pool_size: int | None = None) -> wire.Setup:
+    """What sets ``config`` up in a worker: its model, ``pool_size`` timing input sets (by
+    default as many as the check's input mode uses) and the check's factor bank (when
+    timed inputs are fresh)."""
+    if pool_size is None:
+        pool_size = timing_pool_size(session.options.fresh_inputs)
     return wire.Setup(config=config.name, overrides=config.overrides, init_seed=INIT_SEED,
                       pool_seeds=pool_seeds(session.hidden_seed, config.name, pool_size),
                       bank_seed=bank_seed(session.hidden_seed)
@@ -239,23 +242,31 @@ def _setup_config(session: Session, reference: WorkerJob, candidate: WorkerJob,
         raise candidate_failure(error, f"setup[{config.name}]") from error
 
 
+def _reference_inputs(session: Session, reference: WorkerJob, config: ShapeConfig,
+                      seed: int) -> None:
+    try:
+        reference.request(wire.Inputs(config=config.name, seed=seed,
+                                      path=session.inputs_path(config.name, seed)),
+                          session.options.call_timeout_s)
+    except (WorkerFailed, JobDied, ForgedReply) as error:
+        raise reference_failure(error, session.task.path) from error
+
+
 def _check_one_seed(session: Session, reference: WorkerJob, candidate: WorkerJob,
                     config: ShapeConfig, seed: int, result: ConfigResult, replay: bool,
-                    keep_inputs: bool = False) -> None:
+                    keep_inputs: bool = False, next_seed: int | None = None) -> None:
+    """One input seed's guarded run, judged against the reference. Its inputs exist
+    already; while the candidate runs, the reference worker computes its outputs for
+    them and draws ``next_seed``'s inputs (its work is trusted and untimed, and the
+    candidate's run is not timed either: the two share the cores, not a measurement)."""
     tag = f"{config.name}-{seed}"
     paths = {"inputs": session.inputs_path(config.name, seed),
              "reference": session.path("private", f"reference-{tag}.pt"),
              "outputs": session.path("candidate-out", f"outputs-{tag}.pt")}
     timeout = session.options.call_timeout_s
     try:
-        reference.request(wire.Inputs(config=config.name, seed=seed, path=paths["inputs"]),
-                          timeout)
-    except (WorkerFailed, JobDied, ForgedReply) as error:
-        raise reference_failure(error, session.task.path) from error
-    try:  # the candidate runs first, before any reference output exists
-        reply = candidate.request(wire.Run(config=config.name, inputs_path=paths["inputs"],
-                                           path=paths["outputs"], replay=replay, seed=seed),
-                                  timeout)
+        run = candidate.send(wire.Run(config=config.name, inputs_path=paths["inputs"],
+                                      path=paths["outputs"], replay=replay, seed=seed), timeout)
     except (WorkerFailed, JobDied, ForgedReply) as error:
         raise candidate_failure(error, f"run[{config.name}]") from error
     try:
@@ -264,6 +275,12 @@ def _check_one_seed(session: Session, reference: WorkerJob, candidate: WorkerJob
             weigh=str(session.options.policy) == "mixed"), timeout)
     except (WorkerFailed, JobDied, ForgedReply) as error:
         raise reference_failure(error, session.task.path) from error
+    if next_seed is not None:
+        _reference_inputs(session, reference, config, next_seed)
+    try:
+        reply = candidate.reply(run)
+    except (WorkerFailed, JobDied, ForgedReply) as error:
+        raise candidate_failure(error, f"run[{config.name}]") from error
     try:
         session.reference_work[config.name] = checked_work(ref_reply.work, wire.WORK_KINDS)
     except MalformedWork as error:  # the reference worker runs trusted code only
@@ -287,9 +304,11 @@ def correctness_stage(session: Session, reference: WorkerJob, candidate: WorkerJ
         session.results[config.name] = result
         _setup_config(session, reference, candidate, config)
         backward = session.task.backward
+        _reference_inputs(session, reference, config, seeds[0])
         for index, seed in enumerate(seeds):  # poisoned replays on the first seed only
             _check_one_seed(session, reference, candidate, config, seed, result, index == 0,
-                            keep_inputs=backward and index == 0)  # the backward check's
+                            keep_inputs=backward and index == 0,  # the backward check's
+                            next_seed=seeds[index + 1] if index + 1 < len(seeds) else None)
         if backward and result.passed:
             check_backward(session, reference, candidate, config, seeds[0], result)
         if backward:

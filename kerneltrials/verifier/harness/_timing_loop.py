@@ -44,7 +44,7 @@ from kerneltrials.verifier.harness._output_reads import (
     keeps_outputs,
     wrong_read_calls,
 )
-from kerneltrials.verifier.harness._seeds import TIMING_POOL_SIZE
+from kerneltrials.verifier.harness._seeds import timing_pool_size
 from kerneltrials.verifier.harness._session import Outcome, Session, load_trusted
 from kerneltrials.verifier.harness._stats import decided, iqr, median, median_rse, speedup_interval
 from kerneltrials.verifier.verdict import Status, TimingStats
@@ -230,7 +230,7 @@ def _expected_samples(session: Session, side: Side, config: ShapeConfig, offsets
             pool = session.reference_pool(config.name)
             return [sampled_output(pool[index % len(pool)], seed, index) for index in indices]
         request = wire.FreshReference(
-            config=config.name, pool=[index % TIMING_POOL_SIZE for index in indices],
+            config=config.name, pool=[index % timing_pool_size(session.options.fresh_inputs) for index in indices],
             offsets=[offsets[index] for index in indices],
             path=session.path("private", f"sampled-{config.name}.pt"),
             calls=list(indices), sample_seed=seed)
@@ -264,7 +264,7 @@ def _expected_outputs(session: Session, side: Side, config: ShapeConfig, indices
     if not indices:
         return []
     request = wire.FreshReference(config=config.name,
-                                  pool=[index % TIMING_POOL_SIZE for index in indices],
+                                  pool=[index % timing_pool_size(session.options.fresh_inputs) for index in indices],
                                   offsets=[offsets[index] for index in indices],
                                   path=session.path("private", f"fresh-{config.name}.pt"))
     outputs: list[object] = _reference_file(session, side, request)
