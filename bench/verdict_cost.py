@@ -14,7 +14,8 @@ that ``reward_many`` sustains for a batch of cache-hit candidates. Nothing is as
 candidate of a run: a first verdict with the same timing times and stores the run's
 baselines (and warms the build), and the measured verdict reuses them; the floor then
 makes only the calls this verdict timed. ``per-check``: every verdict times its own, as
-before. Each invocation draws its own hidden seed, so no baseline of an earlier one is used.
+before. Each invocation draws its own hidden seed, so no baseline of an earlier one is used
+(``--hidden-seed`` fixes it: two versions measured on the same configurations).
 
     .venv/bin/python bench/verdict_cost.py [--batch 20] [--skip-throughput] [--baselines per-check]
 """
@@ -130,6 +131,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--batch", type=int, default=20, help="candidates for reward_many")
     parser.add_argument("--skip-throughput", action="store_true")
+    parser.add_argument("--hidden-seed", type=int, default=None,
+                        help="the run's hidden seed (default: a fresh one), e.g. to compare "
+                             "two versions of the harness on the same configurations; a "
+                             "later invocation with the same seed reuses the stored "
+                             "baselines of an earlier one (that is the point of sharing)")
     parser.add_argument("--skip-cost", action="store_true", help="only reward_many's throughput")
     parser.add_argument("--only", choices=sorted(CANDIDATES), action="append",
                         help="measure only these candidates (repeatable)")
@@ -137,7 +143,8 @@ def main() -> None:
                         help="shared: a later candidate of a run, reusing its baselines "
                              "(the default); per-check: every verdict times its own")
     args = parser.parse_args()
-    RUN.update(hidden_seed=secrets.randbits(31), reuse_baselines=args.baselines == "shared")
+    RUN.update(hidden_seed=args.hidden_seed if args.hidden_seed is not None else secrets.randbits(31),
+               reuse_baselines=args.baselines == "shared")
     print(f"baselines {args.baselines}, hidden seed {RUN['hidden_seed']}", flush=True)
     if not args.skip_cost:
         cost_table(args.only or list(CANDIDATES))

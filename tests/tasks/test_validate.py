@@ -103,5 +103,9 @@ def test_gpu_profile_fallback_still_reports_a_real_crash(write_task):
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize("task_id", sorted(builtin_task_paths()))
 def test_builtin_tasks_pass_validation(task_id):
-    report = validate_task(load_task(task_id), profile="cpu")
+    # Untimed: on a shared machine the band is a warning only (the band's own test is
+    # test_runtime_outside_the_band_is_an_error_only_with_strict_timing), and measuring
+    # every public configuration was much of this test's time.
+    report = validate_task(load_task(task_id), profile="cpu", timed=False)
+    assert report.runtime_ms == {}
     assert report.ok, [p for p in report.problems if p.severity == "error"]
