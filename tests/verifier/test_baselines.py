@@ -149,6 +149,43 @@ def test_later_candidates_of_a_run_reuse_its_baselines_timed_to_their_own_budget
     assert not any(c.times_ms["eager"].reused for c in unshared.configs)
 
 
+@pytest.mark.slow
+def test_the_runs_first_candidate_is_timed_as_its_later_ones_are(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The first check to time a configuration times and stores its baselines before its
+    # candidate, alone; from the candidate's first batch on, every check of the run
+    # times only the candidate and eager's few calibration batches (a warm-up and
+    # RECHECK_BATCHES), so no candidate of the run is timed among full baseline batches.
+    from kerneltrials.verifier import QUICK_TIMING, check
+    from kerneltrials.verifier.harness import _timing_loop
+    from tests.verifier.candidates import candidate
+
+    monkeypatch.setattr(_baselines, "default_root", lambda: tmp_path)
+    batches: list[tuple[str, str]] = []
+    request_times = _timing_loop._request_times
+
+    def recorded(session, side, config, n_calls, timeout_s, rng=None):  # type: ignore[no-untyped-def]
+        batches.append((config.name, side.name))
+        return request_times(session, side, config, n_calls, timeout_s, rng)
+
+    monkeypatch.setattr(_timing_loop, "_request_times", recorded)
+    options = CheckOptions(hidden_seed=37, compile_baseline=True, timing=QUICK_TIMING)
+    for first in (True, False):
+        batches.clear()
+        verdict = check("L1/relu", candidate("relu_ok"), options=options)
+        assert verdict.status == "correct", verdict.reasons
+        for config in verdict.configs:
+            sides = [side for name, side in batches if name == config.name]
+            start = sides.index("candidate")
+            before, beside = sides[:start], sides[start:]
+            # The first check times both baselines first; a later one neither.
+            assert set(before) == ({"eager", "compile"} if first else set()), sides
+            assert "compile" not in beside, sides
+            assert 1 <= beside.count("eager") <= 1 + _timing_loop.RECHECK_BATCHES, sides
+            assert config.times_ms["eager"].reused is not first
+            assert config.times_ms["eager"].untimed_ms is not None
+
+
 def test_a_check_without_a_run_seed_shares_nothing() -> None:
     # A seed the check draws for itself is its own: nothing of it could be reused, so
     # nothing is stored, nor timed on past the adaptive stop to be stored.

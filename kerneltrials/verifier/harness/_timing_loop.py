@@ -360,6 +360,7 @@ def time_config(session: Session, sides: list[Side], config: ShapeConfig,
     options = session.options.timing
     rng = random.Random(f"{session.hidden_seed}:{config.name}")
     _find_baselines(session, sides, config, store)
+    _time_new_baselines(session, sides, config, store, rng)
     timed = [side for side in sides if side.timed]
     for side in timed:
         side.spots_left = SPOT_CHECKED_BATCHES if side.name == "candidate" else 0
@@ -381,7 +382,6 @@ def time_config(session: Session, sides: list[Side], config: ShapeConfig,
         candidate.samples_ms = [t * factor for t in candidate.samples_ms]
         session.reasons.append(f"timing:lifted on {config.name}: candidate times x{factor:.2f} "
                                "to what the parent's windows show")
-    _store_baselines(session, sides, config, store, rng)
     return loop_ms
 
 
@@ -404,16 +404,20 @@ def _find_baselines(session: Session, sides: list[Side], config: ShapeConfig,
         side.reused = side.stored is not None
 
 
-def _store_baselines(session: Session, sides: list[Side], config: ShapeConfig,
-                     store: BaselineStore | None, rng: random.Random) -> None:
-    """Store the baselines timed here, each first timed to its own stopping rule: the
-    adaptive stop ends a configuration when *this* candidate's decision is clear, but a
-    baseline shared by the run must be as precise as its budget allows. The candidate
-    stays frozen meanwhile (it is not timed)."""
+def _time_new_baselines(session: Session, sides: list[Side], config: ShapeConfig,
+                        store: BaselineStore | None, rng: random.Random) -> None:
+    """Time and store the baselines the run has not timed yet, before the candidate:
+    each alone, to its own stopping rule (a baseline shared by the run must be as precise
+    as its budget allows, whatever the adaptive stop would decide for this candidate),
+    with the candidate frozen. The candidate is then timed as in every later check of
+    the run, between eager's few calibration batches: the run's first candidate gets no
+    conditions of its own (before, it alone was timed among full baseline batches)."""
     fresh = [side for side in sides if side.key is not None and side.stored is None]
     if not fresh:
         return
     store = store or default_store()
+    for side in fresh:
+        _warm_up(session, side, config)
     while not all(side.done(session.options.timing) for side in fresh):
         _time_round(session, fresh, config, rng)
     for side in fresh:
@@ -422,6 +426,7 @@ def _store_baselines(session: Session, sides: list[Side], config: ShapeConfig,
         side.stored = store.put(side.key, mine)
         # Another check of the run stored it first: the run's one denominator is that.
         side.reused = side.stored is not mine
+        side.reset()  # eager's calibration batches are timed again beside the candidate
 
 
 def _decided(sides: list[Side], options: TimingOptions) -> bool:
