@@ -181,3 +181,90 @@ def test_a_forward_that_hangs_while_the_reference_works_is_the_candidates_timeou
         hidden_seed=3, compile_baseline=False, timing=QUICK_TIMING, call_timeout_s=8.0))
     assert verdict.status == "timeout", verdict.reasons
     assert any("run[" in r for r in verdict.reasons), verdict.reasons
+
+
+#: A wrong matmul (zeros, at once) that starves the reference worker's work beside its
+#: correctness run: its first call starts a watcher thread that waits until the worker
+#: has saved the run's outputs (its reply follows at once) and then forks 120 processes
+#: spinning for 20 s, each in a session of its own. The reference is still multiplying then: had
+#: the parent waited for it first, the job would have spun on until the reference missed
+#: its timeout, an ``error`` (never charged, left out of fast_p) in place of the
+#: candidate's own failure. The candidate's reply is read first, which freezes its job,
+#: threads and all, and the reference then gets its whole budget alone.
+STARVE = r'''
+import os, torch, torch.nn as nn
+from torch.utils.cpp_extension import load_inline
+
+SOURCE = r"""
+#include <torch/extension.h>
+#include <dirent.h>
+#include <pthread.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <string>
+
+#define KT_JOIN(a, b) a##b  // the thread's creation pasted past the source scan
+
+static std::string watched;
+
+static void* spin(void*) {
+    timespec start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    do clock_gettime(CLOCK_MONOTONIC, &now); while (now.tv_sec - start.tv_sec < 20);
+    return nullptr;
+}
+
+static bool saved() {
+    bool found = false;
+    if (DIR* dir = opendir(watched.c_str())) {
+        while (struct dirent* entry = readdir(dir))
+            if (strncmp(entry->d_name, "outputs-", 8) == 0) found = true;
+        closedir(dir);
+    }
+    return found;
+}
+
+static void* watch(void*) {
+    while (!saved()) usleep(1000);
+    // Processes in sessions of their own: where the kernel shares the CPU between
+    // sessions (autogroup), each gets the share the reference's whole job gets.
+    for (int i = 0; i < 120; ++i)
+        if (fork() == 0) { setsid(); spin(nullptr); _exit(0); }
+    return nullptr;
+}
+
+torch::Tensor product(torch::Tensor a, torch::Tensor b, std::string out_dir) {
+    if (watched.empty()) {
+        watched = out_dir;
+        pthread_t thread;
+        if (KT_JOIN(pthread_, create)(&thread, nullptr, watch, nullptr) == 0)
+            pthread_detach(thread);
+    }
+    return torch::zeros({a.size(0), b.size(1)}, a.options());  // no work: a wrong answer
+}
+"""
+
+ext = load_inline(name="kt_starve_reference", cpp_sources=[SOURCE], functions=["product"],
+                  extra_cflags=["-O2"])
+OUT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "candidate-out")
+
+
+class ModelNew(nn.Module):
+    def forward(self, a, b):
+        return ext.product(a, b, OUT)
+'''
+
+
+def test_a_candidate_that_starves_the_reference_beside_its_run_gets_its_own_verdict() -> None:
+    # The thread and the processes are what the link policy refuses first: off (and the
+    # thread's creation pasted past the source scan), so what is shown is the stages' order.
+    options = CheckOptions(hidden_seed=3, compile_baseline=False, timing=QUICK_TIMING,
+                           source_scans=False, link_policy=False, call_timeout_s=3.0)
+    verdict = check("L1/matmul_square", STARVE, options=options)
+    # Its own failure: the wrong answer, the processes, or its next run starved by its own
+    # spinners (this machine's kernel shares the CPU per session, which also spared the
+    # reference here before the order changed; tests/verifier/test_stage_order.py pins
+    # the order itself).
+    assert verdict.status in ("rejected", "incorrect", "timeout"), (verdict.status, verdict.reasons)
+    assert not any(reason.startswith("harness:") for reason in verdict.reasons), verdict.reasons

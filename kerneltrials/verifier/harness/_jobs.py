@@ -185,11 +185,17 @@ class WorkerJob:
         self._thaw()
         return Pending(message=message, budget_s=budget, started=started)
 
-    def reply(self, pending: Pending[R]) -> R:
-        """The second half of :meth:`request`: the reply to ``pending``, checked and typed."""
+    def reply(self, pending: Pending[R], whole_budget: bool = False) -> R:
+        """The second half of :meth:`request`: the reply to ``pending``, checked and typed.
+
+        ``whole_budget``: wait the request's whole budget from now, not what is left of it
+        since it was sent: for the reference's work that shared the cores with the
+        candidate's job, collected once that job is frozen (the candidate could have
+        spun threads to slow it down; alone again, it gets the time it always had)."""
         message = pending.message
         # The wait is what is left of the request's budget; a timeout reports the budget.
-        left_s = max(0.1, pending.budget_s - (time.monotonic() - pending.started))
+        left_s = pending.budget_s if whole_budget else max(
+            0.1, pending.budget_s - (time.monotonic() - pending.started))
         frame = self._receive(message.op, left_s, budget_s=pending.budget_s)
         self.window_s = time.monotonic() - pending.started
         self._freeze()

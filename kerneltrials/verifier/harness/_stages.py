@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 from kerneltrials._cpuinfo import usable_cores
 from kerneltrials.sandbox import SandboxStartError
@@ -32,7 +33,13 @@ from kerneltrials.verifier.harness._failures import (
     compile_failure,
     reference_failure,
 )
-from kerneltrials.verifier.harness._jobs import ForgedReply, JobDied, WorkerFailed, WorkerJob
+from kerneltrials.verifier.harness._jobs import (
+    ForgedReply,
+    JobDied,
+    Pending,
+    WorkerFailed,
+    WorkerJob,
+)
 from kerneltrials.verifier.harness._judge import (
     judge_outputs,
     judge_run_reply,
@@ -223,23 +230,31 @@ def _setup_config(session: Session, reference: WorkerJob, candidate: WorkerJob,
     # Both workers draw the configuration's inputs at once, on their own cores: the
     # candidate's setup is untimed, and the reference's outputs go where it cannot look.
     try:
-        reference_setup = reference.send(setup, timeout)
-    except (WorkerFailed, JobDied, ForgedReply) as error:
-        raise reference_failure(error, session.task.path) from error
-    try:
         candidate_setup = candidate.send(setup, timeout)
     except (WorkerFailed, JobDied, ForgedReply) as error:
         raise candidate_failure(error, f"setup[{config.name}]") from error
     try:
-        reference.reply(reference_setup)
-        reference.request(wire.PoolReference(config=config.name,
-                                             path=session.pool_path(config.name)), timeout)
+        reference_work: list[Pending[Any]] = [reference.send(setup, timeout), reference.send(
+            wire.PoolReference(config=config.name, path=session.pool_path(config.name)),
+            timeout)]
     except (WorkerFailed, JobDied, ForgedReply) as error:
         raise reference_failure(error, session.task.path) from error
     try:
         candidate.reply(candidate_setup)
     except (WorkerFailed, JobDied, ForgedReply) as error:
         raise candidate_failure(error, f"setup[{config.name}]") from error
+    _collect_alone(session, reference, reference_work)
+
+
+def _collect_alone(session: Session, reference: WorkerJob, pending: list[Pending[Any]]) -> list[Any]:
+    """The replies to reference requests sent while the candidate's job ran beside them,
+    read once that job is frozen: each gets its whole budget from then on, so a
+    candidate that spun threads to slow the reference down cannot make it miss its
+    timeout (an ``error``, which is never charged and would erase its own verdict)."""
+    try:
+        return [reference.reply(request, whole_budget=True) for request in pending]
+    except (WorkerFailed, JobDied, ForgedReply) as error:
+        raise reference_failure(error, session.task.path) from error
 
 
 def _reference_inputs(session: Session, reference: WorkerJob, config: ShapeConfig,
@@ -258,7 +273,9 @@ def _check_one_seed(session: Session, reference: WorkerJob, candidate: WorkerJob
     """One input seed's guarded run, judged against the reference. Its inputs exist
     already; while the candidate runs, the reference worker computes its outputs for
     them and draws ``next_seed``'s inputs (its work is trusted and untimed, and the
-    candidate's run is not timed either: the two share the cores, not a measurement)."""
+    candidate's run is not timed either: the two share the cores, not a measurement).
+    The candidate's reply is read first, which freezes its job: the reference's replies
+    are then waited for alone (:func:`_collect_alone`)."""
     tag = f"{config.name}-{seed}"
     paths = {"inputs": session.inputs_path(config.name, seed),
              "reference": session.path("private", f"reference-{tag}.pt"),
@@ -270,17 +287,20 @@ def _check_one_seed(session: Session, reference: WorkerJob, candidate: WorkerJob
     except (WorkerFailed, JobDied, ForgedReply) as error:
         raise candidate_failure(error, f"run[{config.name}]") from error
     try:
-        ref_reply = reference.request(wire.Reference(
+        reference_work: list[Pending[Any]] = [reference.send(wire.Reference(
             config=config.name, inputs_path=paths["inputs"], path=paths["reference"],
-            weigh=str(session.options.policy) == "mixed"), timeout)
+            weigh=str(session.options.policy) == "mixed"), timeout)]
+        if next_seed is not None:
+            reference_work.append(reference.send(wire.Inputs(
+                config=config.name, seed=next_seed,
+                path=session.inputs_path(config.name, next_seed)), timeout))
     except (WorkerFailed, JobDied, ForgedReply) as error:
         raise reference_failure(error, session.task.path) from error
-    if next_seed is not None:
-        _reference_inputs(session, reference, config, next_seed)
     try:
         reply = candidate.reply(run)
     except (WorkerFailed, JobDied, ForgedReply) as error:
         raise candidate_failure(error, f"run[{config.name}]") from error
+    ref_reply = _collect_alone(session, reference, reference_work)[0]
     try:
         session.reference_work[config.name] = checked_work(ref_reply.work, wire.WORK_KINDS)
     except MalformedWork as error:  # the reference worker runs trusted code only
