@@ -31,12 +31,17 @@ def test_a_constructor_that_raises_is_the_candidates_runtime_error() -> None:
                for r in verdict.reasons), verdict.reasons
 
 
-def test_a_constructor_that_hangs_is_the_candidates_timeout() -> None:
-    source = _with_init("        import time\n        time.sleep(3600)\n")
+def _assert_its_own_timeout(source: str, during: str) -> None:
+    """A candidate that hangs while the reference works beside it times out as itself."""
     verdict = check("L1/relu", source, options=CheckOptions(
         hidden_seed=3, compile_baseline=False, timing=QUICK_TIMING, call_timeout_s=8.0))
     assert verdict.status == "timeout", verdict.reasons
-    assert any("setup" in r for r in verdict.reasons), verdict.reasons
+    assert any(during in r for r in verdict.reasons), verdict.reasons
+
+
+def test_a_constructor_that_hangs_is_the_candidates_timeout() -> None:
+    _assert_its_own_timeout(_with_init("        import time\n        time.sleep(3600)\n"),
+                            "setup")
 
 
 #: Native code in the constructor, which now runs while the reference worker writes its
@@ -177,10 +182,7 @@ def test_a_forward_that_hangs_while_the_reference_works_is_the_candidates_timeou
         "    def forward(self, x):\n",
         "    def forward(self, x):\n        import time\n        time.sleep(3600)\n", 1)
     assert "time.sleep(3600)" in source
-    verdict = check("L1/relu", source, options=CheckOptions(
-        hidden_seed=3, compile_baseline=False, timing=QUICK_TIMING, call_timeout_s=8.0))
-    assert verdict.status == "timeout", verdict.reasons
-    assert any("run[" in r for r in verdict.reasons), verdict.reasons
+    _assert_its_own_timeout(source, "run[")
 
 
 #: A wrong matmul (zeros, at once) that starves the reference worker's work beside its
