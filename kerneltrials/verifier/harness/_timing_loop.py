@@ -229,8 +229,9 @@ def _expected_samples(session: Session, side: Side, config: ShapeConfig, offsets
         if not offsets:
             pool = session.reference_pool(config.name)
             return [sampled_output(pool[index % len(pool)], seed, index) for index in indices]
+        sets = timing_pool_size(session.options.fresh_inputs)
         request = wire.FreshReference(
-            config=config.name, pool=[index % timing_pool_size(session.options.fresh_inputs) for index in indices],
+            config=config.name, pool=[index % sets for index in indices],
             offsets=[offsets[index] for index in indices],
             path=session.path("private", f"sampled-{config.name}.pt"),
             calls=list(indices), sample_seed=seed)
@@ -263,8 +264,9 @@ def _expected_outputs(session: Session, side: Side, config: ShapeConfig, indices
         return [pool[index % len(pool)] for index in indices]
     if not indices:
         return []
+    sets = timing_pool_size(session.options.fresh_inputs)
     request = wire.FreshReference(config=config.name,
-                                  pool=[index % timing_pool_size(session.options.fresh_inputs) for index in indices],
+                                  pool=[index % sets for index in indices],
                                   offsets=[offsets[index] for index in indices],
                                   path=session.path("private", f"fresh-{config.name}.pt"))
     outputs: list[object] = _reference_file(session, side, request)
