@@ -257,12 +257,15 @@ def _collect_alone(session: Session, reference: WorkerJob, pending: list[Pending
         raise reference_failure(error, session.task.path) from error
 
 
+def _inputs_request(session: Session, config: ShapeConfig, seed: int) -> wire.Inputs:
+    """The reference draws one correctness seed's inputs where both workers read them."""
+    return wire.Inputs(config=config.name, seed=seed, path=session.inputs_path(config.name, seed))
+
+
 def _reference_inputs(session: Session, reference: WorkerJob, config: ShapeConfig,
                       seed: int) -> None:
     try:
-        reference.request(wire.Inputs(config=config.name, seed=seed,
-                                      path=session.inputs_path(config.name, seed)),
-                          session.options.call_timeout_s)
+        reference.request(_inputs_request(session, config, seed), session.options.call_timeout_s)
     except (WorkerFailed, JobDied, ForgedReply) as error:
         raise reference_failure(error, session.task.path) from error
 
@@ -291,9 +294,8 @@ def _check_one_seed(session: Session, reference: WorkerJob, candidate: WorkerJob
             config=config.name, inputs_path=paths["inputs"], path=paths["reference"],
             weigh=str(session.options.policy) == "mixed"), timeout)]
         if next_seed is not None:
-            reference_work.append(reference.send(wire.Inputs(
-                config=config.name, seed=next_seed,
-                path=session.inputs_path(config.name, next_seed)), timeout))
+            reference_work.append(
+                reference.send(_inputs_request(session, config, next_seed), timeout))
     except (WorkerFailed, JobDied, ForgedReply) as error:
         raise reference_failure(error, session.task.path) from error
     try:

@@ -229,22 +229,26 @@ def _expected_samples(session: Session, side: Side, config: ShapeConfig, offsets
         if not offsets:
             pool = session.reference_pool(config.name)
             return [sampled_output(pool[index % len(pool)], seed, index) for index in indices]
-        sets = timing_pool_size(session.options.fresh_inputs)
-        request = wire.FreshReference(
-            config=config.name, pool=[index % sets for index in indices],
-            offsets=[offsets[index] for index in indices],
-            path=session.path("private", f"sampled-{config.name}.pt"),
-            calls=list(indices), sample_seed=seed)
-        samples: list[list[dict[str, Any]]] = _reference_file(session, side, request)
+        samples: list[list[dict[str, Any]]] = _fresh_reference(
+            session, side, config, indices, offsets, "sampled", sample_seed=seed)
         return samples
 
     return expected
 
 
-def _reference_file(session: Session, side: Side, request: wire.FreshReference) -> Any:
-    """What the reference worker saved for ``request`` (read once, then removed)."""
+def _fresh_reference(session: Session, side: Side, config: ShapeConfig, indices: list[int],
+                     offsets: list[int], name: str, sample_seed: int | None = None) -> Any:
+    """What the reference worker saves for calls ``indices`` of a batch with fresh inputs,
+    each rebuilt from its pool set and offset: whole outputs, or with ``sample_seed`` the
+    elements the reads sample (the file read once, then removed)."""
     if side.reference is None:
         raise RuntimeError("fresh timed inputs need the reference worker to check them")
+    sets = timing_pool_size(session.options.fresh_inputs)
+    request = wire.FreshReference(
+        config=config.name, pool=[index % sets for index in indices],
+        offsets=[offsets[index] for index in indices],
+        path=session.path("private", f"{name}-{config.name}.pt"),
+        calls=list(indices) if sample_seed is not None else [], sample_seed=sample_seed)
     try:
         side.reference.request(request, session.options.call_timeout_s)
     except (WorkerFailed, JobDied, ForgedReply) as error:
@@ -264,12 +268,7 @@ def _expected_outputs(session: Session, side: Side, config: ShapeConfig, indices
         return [pool[index % len(pool)] for index in indices]
     if not indices:
         return []
-    sets = timing_pool_size(session.options.fresh_inputs)
-    request = wire.FreshReference(config=config.name,
-                                  pool=[index % sets for index in indices],
-                                  offsets=[offsets[index] for index in indices],
-                                  path=session.path("private", f"fresh-{config.name}.pt"))
-    outputs: list[object] = _reference_file(session, side, request)
+    outputs: list[object] = _fresh_reference(session, side, config, indices, offsets, "fresh")
     return outputs
 
 
