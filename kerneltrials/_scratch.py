@@ -19,6 +19,7 @@ import tempfile
 from pathlib import Path
 
 from kerneltrials._pids import pid_alive
+from kerneltrials._tmpfs import unmount_under
 
 _OWNED_SUFFIX = re.compile(r"(?P<pid>\d+)-[^-/]+")  # after "kt-<kind>-"
 
@@ -29,7 +30,9 @@ def remove_tree(path: Path) -> None:
     ``shutil.rmtree`` recurses once per level: a tree deeper than the interpreter's
     recursion limit (a candidate's job can build one where it may write) raises
     ``RecursionError`` even with ``ignore_errors``, and stays on the disk, where every later
-    sweep would meet it again. What it leaves, GNU ``rm`` removes at any depth."""
+    sweep would meet it again. What it leaves, GNU ``rm`` removes at any depth. A
+    filesystem the harness mounted inside (``_tmpfs``) is detached first, its pages freed."""
+    unmount_under(path)
     try:
         shutil.rmtree(path, ignore_errors=True)
     except RecursionError:

@@ -12,8 +12,14 @@
 # Stop:   kill "$(cat SOCKET_DIR/service.pid)"
 #
 # Two work-arounds for hosts with hybrid cgroups (v1 controllers plus a cgroup2 "unified"
-# mount): the unified mount is hidden in a private mount namespace (crun refuses hybrid
-# cgroups) and cgroups are managed through cgroupfs (no systemd).
+# mount): the unified mount is hidden in a mount namespace of the service's own (crun
+# refuses hybrid cgroups) and cgroups are managed through cgroupfs (no systemd).
+#
+# That namespace is a slave of the host's, and the host's root mount is made shared (as
+# systemd makes it on boot) when it is not: the harness mounts each check's output quota
+# (a tmpfs, kerneltrials/_tmpfs.py) on the host after the service started, and the engine
+# must see it to bind it into the job. A service started by an older version of this
+# script, which saw no new mounts, is restarted.
 #
 # Images: nothing is pulled. The base image is EMPTY: the docker sandbox runs it with the
 # host's minimal view bound read-only (system dirs, the Python runtime and venv, the
@@ -30,13 +36,23 @@ if ! command -v podman >/dev/null; then
     >"$dir/apt.log" 2>&1 || { echo "podman install failed, see $dir/apt.log" >&2; exit 1; }
 fi
 
-if [ -S "$sock" ] && [ -f "$dir/service.pid" ] && kill -0 "$(cat "$dir/service.pid")" 2>/dev/null; then
+running() { [ -S "$sock" ] && [ -f "$dir/service.pid" ] && kill -0 "$(cat "$dir/service.pid")" 2>/dev/null; }
+if running && [ ! -f "$dir/service.receives-mounts" ]; then
+  kill "$(cat "$dir/service.pid")" 2>/dev/null || true
+  for _ in $(seq 1 50); do running || break; sleep 0.2; done
+fi
+if running; then
   :  # already running
 else
-  rm -f "$sock"
-  setsid unshare -m sh -c "umount /sys/fs/cgroup/unified 2>/dev/null; exec podman --cgroup-manager=cgroupfs system service --time=0 unix://$sock" \
+  rm -f "$sock" "$dir/service.receives-mounts"
+  case "$(findmnt -no PROPAGATION / 2>/dev/null)" in
+    shared*) ;;
+    *) mount --make-rshared / ;;
+  esac
+  setsid unshare -m --propagation slave sh -c "umount /sys/fs/cgroup/unified 2>/dev/null; exec podman --cgroup-manager=cgroupfs system service --time=0 unix://$sock" \
     >"$dir/service.log" 2>&1 < /dev/null &
   echo $! >"$dir/service.pid"
+  touch "$dir/service.receives-mounts"
   for _ in $(seq 1 50); do [ -S "$sock" ] && break; sleep 0.2; done
   [ -S "$sock" ] || { echo "podman service did not start, see $dir/service.log" >&2; exit 1; }
 fi

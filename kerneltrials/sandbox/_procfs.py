@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 
 def holds_socket(pid: int, inode: int) -> bool:
@@ -44,23 +44,23 @@ def socket_inode(fd: int) -> int:
     return os.fstat(fd).st_ino
 
 
-def open_files(pids: Iterable[int], device: int) -> dict[int, int]:
-    """Allocated bytes by inode of the regular files on ``device`` that ``pids`` hold:
-    through a descriptor (any such file, deleted ones included: a file unlinked while open
-    keeps its blocks until the last close, and no directory walk sees it), or through a
-    mapping alone, descriptor closed (deleted files only: every process maps the
+def open_files(pids: Iterable[int], devices: Collection[int]) -> dict[tuple[int, int], int]:
+    """Allocated bytes by (device, inode) of the regular files on ``devices`` that ``pids``
+    hold: through a descriptor (any such file, deleted ones included: a file unlinked while
+    open keeps its blocks until the last close, and no directory walk sees it), or through
+    a mapping alone, descriptor closed (deleted files only: every process maps the
     interpreter's and torch's libraries, which may live on the same filesystem)."""
-    held: dict[int, int] = {}
+    held: dict[tuple[int, int], int] = {}
     for pid in pids:
         for name in _entries(f"/proc/{pid}/fd"):
             info = _stat(f"/proc/{pid}/fd/{name}")  # follows to the open file itself
-            if info is not None and info.st_dev == device and stat.S_ISREG(info.st_mode):
-                held[info.st_ino] = info.st_blocks * 512
+            if info is not None and info.st_dev in devices and stat.S_ISREG(info.st_mode):
+                held[info.st_dev, info.st_ino] = info.st_blocks * 512
         for name in _entries(f"/proc/{pid}/map_files"):  # readable by a privileged reader
             info = _stat(f"/proc/{pid}/map_files/{name}")
-            if (info is not None and info.st_dev == device and stat.S_ISREG(info.st_mode)
+            if (info is not None and info.st_dev in devices and stat.S_ISREG(info.st_mode)
                     and info.st_nlink == 0):
-                held[info.st_ino] = info.st_blocks * 512
+                held[info.st_dev, info.st_ino] = info.st_blocks * 512
     return held
 
 

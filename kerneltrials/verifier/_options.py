@@ -110,6 +110,12 @@ class CheckOptions:
         """Every job's RLIMIT_FSIZE: no file a job wrote can be larger."""
         return self.max_file_bytes or (32 if self.backend == "cuda" else 2) * 1024**3
 
+    def output_quota_bytes(self) -> int:
+        """The size of the filesystem of the candidate's own output directory
+        (``candidate-out/``, harness/_session.py): room for two files of the largest size a
+        job may write (the outputs it saves and a checked call's), and 64 MiB besides."""
+        return 2 * self.file_size_limit() + 64 * 1024**2
+
     def limits(self, timeout_s: float, cpu_time_s: int | None = None) -> SandboxLimits:
         return SandboxLimits(wall_timeout_s=timeout_s, cpu_time_s=cpu_time_s,
                              memory_bytes=self.memory_bytes, max_processes=self.max_processes,

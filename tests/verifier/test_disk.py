@@ -82,7 +82,7 @@ def test_an_unlinked_file_held_open_counts_and_no_listing_sees_it(tmp_path: Path
     with _holder(f"import os\nfd = os.open({hidden!r}, os.O_CREAT | os.O_RDWR)\n"
                  f"os.posix_fallocate(fd, 0, 8 << 20)\nos.unlink({hidden!r})\n") as pid:
         assert directory_files(tmp_path) == {}
-        assert sum(open_files([pid], tmp_path.stat().st_dev).values()) >= 8 * MIB
+        assert sum(open_files([pid], {tmp_path.stat().st_dev}).values()) >= 8 * MIB
 
 
 def test_a_deleted_file_kept_only_by_a_mapping_counts(tmp_path: Path) -> None:
@@ -103,7 +103,7 @@ def test_a_deleted_file_kept_only_by_a_mapping_counts(tmp_path: Path) -> None:
         f"mapped({str(tmp_path / 'hidden')!r}, False)\n"
         f"mapped({str(tmp_path / 'named')!r}, True)\n")
     with _holder(script) as pid:
-        held = open_files([pid], tmp_path.stat().st_dev)
+        held = open_files([pid], {tmp_path.stat().st_dev})
         assert sum(held.values()) >= 8 * MIB, held
         assert (tmp_path / "named").stat().st_ino not in held
 
@@ -163,7 +163,7 @@ def test_native_flood_from_the_output_directory_is_rejected(hold: str) -> None:
 def test_without_the_open_file_accounting_the_flood_gets_through(
         monkeypatch: pytest.MonkeyPatch) -> None:
     # The control: the file is unlinked, so only the descriptors it holds show it.
-    monkeypatch.setattr(_disk, "open_files", lambda pids, device: {})
+    monkeypatch.setattr(_disk, "open_files", lambda pids, devices: {})
     verdict = verify(_flood("descriptor"), source_scans=False, link_policy=False)
     assert verdict.status == Status.CORRECT, verdict.reasons
 

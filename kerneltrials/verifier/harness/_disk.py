@@ -52,12 +52,13 @@ class UnwalkableTree(Exception):
     """A directory tree no worker writes: too many entries, or paths too long to name."""
 
 
-def directory_files(directory: Path, max_entries: int = MAX_TREE_ENTRIES) -> dict[int, int]:
-    """Allocated bytes by inode of everything under ``directory``, directories included
+def directory_files(directory: Path,
+                    max_entries: int = MAX_TREE_ENTRIES) -> dict[tuple[int, int], int]:
+    """Allocated bytes by (device, inode) of everything under ``directory``, directories included
     (no links followed), walked without recursion (a job can nest directories deeper than
     Python's recursion limit). Raises :class:`UnwalkableTree` past ``max_entries`` or for
     a path longer than the system can name."""
-    files: dict[int, int] = {}
+    files: dict[tuple[int, int], int] = {}
     pending, seen = [str(directory)], 0
     while pending:
         try:
@@ -68,7 +69,7 @@ def directory_files(directory: Path, max_entries: int = MAX_TREE_ENTRIES) -> dic
                         raise UnwalkableTree(f"more than {max_entries} entries")
                     info = _lstat(entry)
                     if info is not None:
-                        files[info.st_ino] = info.st_blocks * 512
+                        files[info.st_dev, info.st_ino] = info.st_blocks * 512
                         if stat.S_ISDIR(info.st_mode):
                             pending.append(entry.path)
         except OSError as error:
@@ -97,14 +98,16 @@ def free_bytes(path: Path) -> int:
 
 def look(session: Session) -> DiskState:
     """The free space, and what the candidate's job holds, right now."""
-    device = os.stat(session.root).st_dev
+    # The output directory may be a filesystem of its own (Session's quota): a file held
+    # open there counts as one on the shared disk does.
+    devices = {os.stat(session.root).st_dev, os.stat(session.root / "candidate-out").st_dev}
     try:
         held, unwalkable = directory_files(session.root / "candidate-out"), ""
     except UnwalkableTree as error:
         held, unwalkable = {}, str(error)
     for worker in session.workers:
         if worker.role == "candidate":
-            held.update(open_files(worker.process.pids(), device))
+            held.update(open_files(worker.process.pids(), devices))
     # The candidate's files are its outputs (and, on a checked call, its inputs after the
     # call): never more than twice what the reference has written and not yet discarded.
     trusted = {**directory_files(session.root / "private"),

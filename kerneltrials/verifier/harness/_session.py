@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -10,6 +11,7 @@ from typing import Any
 import torch
 
 from kerneltrials._scratch import make_scratch_dir, remove_tree
+from kerneltrials._tmpfs import mount_tmpfs, unmount_under
 from kerneltrials.sandbox import Mount, Sandbox, resolve_sandbox
 from kerneltrials.tasks import ShapeConfig, TaskSpec
 from kerneltrials.verifier._options import CheckOptions
@@ -43,6 +45,11 @@ def visible_gpu_index() -> int:
     return int(first) if first.isdigit() else 0
 
 
+#: Entries the candidate's output filesystem holds at most: its worker saves a few files
+#: per configuration, and the parent removes each once read.
+OUTPUT_MAX_FILES = 10_000
+
+
 @dataclass
 class Session:
     """Directories are laid out so each worker can write only where it must:
@@ -68,6 +75,9 @@ class Session:
     reference_work: dict[str, dict[str, float]] = field(default_factory=dict)
     #: The last configuration's reference pool outputs, as (configuration, outputs).
     _pool: tuple[str, Any] | None = field(default=None, init=False, repr=False)
+    #: The size of ``candidate-out/``'s own filesystem, or why it has none (the verdict's
+    #: isolation reports both).
+    output_quota: dict[str, Any] = field(default_factory=dict, init=False)
 
     def pool_path(self, config_name: str) -> str:
         """Where the reference writes its outputs on ``config_name``'s timing input pool."""
@@ -96,6 +106,40 @@ class Session:
             (self.root / name).mkdir(parents=True, exist_ok=True)
         (self.root / "artifacts").chmod(0o755)  # read by the candidate job's user
         self.candidate_path.write_text(self.source)
+        # The one directory the candidate's job writes gets a filesystem of its own size,
+        # so no flood of it (a loop of fallocate outruns any watch) reaches the disk that
+        # every check shares; remove_tree takes it down with the check's directory.
+        # The directory under the mount stays the job's to write (world-writable inside
+        # the check's private root): a container engine that does not receive the host's
+        # new mounts binds that one, and confirm_output_quota takes the mount down (the
+        # parent reads where the job writes) and says the quota did not hold.
+        (self.root / "candidate-out").chmod(0o1777)
+        quota = self.options.output_quota_bytes()
+        refused = mount_tmpfs(self.root / "candidate-out", quota, OUTPUT_MAX_FILES)
+        self.output_quota = {"output_quota_bytes": None if refused else quota,
+                             "output_quota_missing": refused}
+
+    def confirm_output_quota(self, pids: Iterable[int]) -> None:
+        """Report the quota as the candidate's job sees it (``pids``: its processes once
+        it is up): held only if every one of them finds the harness's filesystem at
+        ``candidate-out/``, read from outside through ``/proc/<pid>/root``."""
+        directory = self.root / "candidate-out"
+        if self.output_quota.get("output_quota_bytes") is not None:
+            mounted = os.stat(directory).st_dev
+            for pid in pids:
+                try:
+                    seen = os.stat(f"/proc/{pid}/root{directory}").st_dev
+                except OSError:  # gone meanwhile, or a process outside the job's view
+                    continue
+                if seen != mounted:  # the parent must read where the job writes
+                    unmount_under(directory)
+                    self.output_quota = {
+                        "output_quota_bytes": None,
+                        "output_quota_missing": "the job's sandbox bound the directory under "
+                        "the harness's mount (a container engine whose mount namespace does "
+                        "not receive the host's new mounts)"}
+                    break
+        self.isolation.update(self.output_quota)
 
     @property
     def candidate_path(self) -> Path:

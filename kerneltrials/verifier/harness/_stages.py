@@ -210,6 +210,7 @@ def load_workers(session: Session, reference: WorkerJob, candidate: WorkerJob,
         candidate_load = candidate.send(load, timeout)
     except (WorkerFailed, JobDied, ForgedReply) as error:
         raise candidate_failure(error, "load") from error
+    session.confirm_output_quota(candidate.startup_pids)  # up, and no candidate code ran yet
     try:
         reference.reply(reference_load)
     except (WorkerFailed, JobDied, ForgedReply) as error:
