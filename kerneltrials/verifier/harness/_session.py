@@ -109,11 +109,9 @@ class Session:
         # The one directory the candidate's job writes gets a filesystem of its own size,
         # so no flood of it (a loop of fallocate outruns any watch) reaches the disk that
         # every check shares; remove_tree takes it down with the check's directory.
-        # The directory under the mount stays the job's to write (world-writable inside
-        # the check's private root): a container engine that does not receive the host's
-        # new mounts binds that one, and confirm_output_quota takes the mount down (the
-        # parent reads where the job writes) and says the quota did not hold.
-        (self.root / "candidate-out").chmod(0o1777)
+        # The directory under the mount is root's (the job writes only the mount), unless
+        # the job turns out not to see the mount (confirm_output_quota).
+        (self.root / "candidate-out").chmod(0o755)
         quota = self.options.output_quota_bytes()
         refused = mount_tmpfs(self.root / "candidate-out", quota, OUTPUT_MAX_FILES)
         self.output_quota = {"output_quota_bytes": None if refused else quota,
@@ -121,8 +119,10 @@ class Session:
 
     def confirm_output_quota(self, pids: Iterable[int]) -> None:
         """Report the quota as the candidate's job sees it (``pids``: its processes once
-        it is up): held only if every one of them finds the harness's filesystem at
-        ``candidate-out/``, read from outside through ``/proc/<pid>/root``."""
+        it is up, before any candidate code ran): held only if every one of them finds the
+        harness's filesystem at ``candidate-out/``, read from outside through
+        ``/proc/<pid>/root``. A container engine that does not receive the host's new
+        mounts binds the directory under it instead."""
         directory = self.root / "candidate-out"
         if self.output_quota.get("output_quota_bytes") is not None:
             mounted = os.stat(directory).st_dev
@@ -131,8 +131,12 @@ class Session:
                     seen = os.stat(f"/proc/{pid}/root{directory}").st_dev
                 except OSError:  # gone meanwhile, or a process outside the job's view
                     continue
-                if seen != mounted:  # the parent must read where the job writes
+                if seen != mounted:
+                    # The job sees the directory under the mount (root's until now, so it
+                    # could not have written there): it becomes the job's to write (inside
+                    # the check's private root), and the parent reads where the job writes.
                     unmount_under(directory)
+                    directory.chmod(0o1777)
                     self.output_quota = {
                         "output_quota_bytes": None,
                         "output_quota_missing": "the job's sandbox bound the directory under "
