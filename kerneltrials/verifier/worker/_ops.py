@@ -150,7 +150,7 @@ def inputs_op(state: WorkerState, request: wire.Inputs) -> wire.Count:
 
 def reference_op(state: WorkerState, request: wire.Reference) -> wire.ReferenceRan:
     config = state.configs[request.config]
-    inputs = load_inputs(state, request.inputs_path)
+    inputs = load_inputs(state, request.inputs_path, mapped=state.role == "reference")
     recorder = ReferenceRecorder()  # its work is the mixed policy's yardstick
     output = _reference_call(config, inputs, recorder)
     torch.save(to_cpu(output), request.path)

@@ -171,7 +171,7 @@ def run_op(state: WorkerState, request: wire.Run) -> wire.RunReport:
     if state.role != "candidate" or state.tracker is None:
         raise WorkerFault("protocol", "only the candidate worker runs the candidate")
     config = state.configs[request.config]
-    inputs = load_inputs(state, request.inputs_path)
+    inputs = load_inputs(state, request.inputs_path, mapped=True)  # only copied from
     report = Observations()
     first_inputs = clone_inputs(inputs)
     first = guarded_call(state, config, first_inputs, report)
