@@ -99,6 +99,12 @@ class CheckOptions:
     # policy"). None: on, on every backend; True or False forces it (False: only the
     # tests that show another mechanism alone).
     link_policy: bool | None = None
+    # The candidate's output directory on a tmpfs of its own size (output_quota_bytes),
+    # so its job cannot take the shared disk (docs/design/sandbox.md, "Disk"). Its pages
+    # count against the job's memory limit, unlike page cache they cannot be reclaimed:
+    # None is on for the cpu backend, off on cuda, where a full-size configuration's
+    # run file passes 2 GiB beside its host copies (until a GPU run shows they fit).
+    output_quota: bool | None = None
 
     def resolved_link_policy(self) -> bool:
         return True if self.link_policy is None else self.link_policy
@@ -109,6 +115,9 @@ class CheckOptions:
     def file_size_limit(self) -> int:
         """Every job's RLIMIT_FSIZE: no file a job wrote can be larger."""
         return self.max_file_bytes or (32 if self.backend == "cuda" else 2) * 1024**3
+
+    def resolved_output_quota(self) -> bool:
+        return self.backend != "cuda" if self.output_quota is None else self.output_quota
 
     def output_quota_bytes(self) -> int:
         """The size of the filesystem of the candidate's own output directory

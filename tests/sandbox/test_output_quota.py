@@ -67,6 +67,12 @@ def test_without_the_quota_the_flood_takes_the_shared_disk(
     assert _held_mib(verdict) >= FLOOD_MIB
 
 
+def _a_dead_pid() -> int:
+    process = subprocess.Popen(["true"])
+    process.wait()
+    return process.pid
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="mounting needs root")
 def test_a_job_that_does_not_see_the_mount_gets_the_directory_under_it() -> None:
     # As a container engine whose mount namespace receives no new host mounts: a process
@@ -83,6 +89,8 @@ def test_a_job_that_does_not_see_the_mount_gets_the_directory_under_it() -> None
             assert mounts_under(out) == [out]
             session.confirm_output_quota([os.getpid()])  # the control: it sees the mount
             assert session.isolation["output_quota_bytes"] == OPTIONS.output_quota_bytes()
+            assert _session._unseen_mount(out, [_a_dead_pid()]) == (
+                "no process of the job could be looked into")  # unknown is not seen
             session.confirm_output_quota([os.getpid(), blind.pid])
             assert session.isolation["output_quota_bytes"] is None
             assert "does not receive" in session.isolation["output_quota_missing"]
@@ -92,3 +100,19 @@ def test_a_job_that_does_not_see_the_mount_gets_the_directory_under_it() -> None
     finally:
         blind.kill()
         blind.wait()
+
+
+def test_the_quota_is_on_for_the_cpu_backend_and_off_on_cuda_unless_asked() -> None:
+    assert CheckOptions().resolved_output_quota()
+    assert not CheckOptions(backend="cuda").resolved_output_quota()
+    assert CheckOptions(backend="cuda", output_quota=True).resolved_output_quota()
+    session = _session.Session(task=load_task("L1/relu"), source="",
+                               options=replace(OPTIONS, output_quota=False), configs=[],
+                               hidden_seed=7)
+    try:
+        out = session.root / "candidate-out"
+        assert mounts_under(out) == []
+        assert session.output_quota == {"output_quota_bytes": None,
+                                        "output_quota_missing": "off (CheckOptions.output_quota)"}
+    finally:
+        session.close()

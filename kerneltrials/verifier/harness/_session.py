@@ -113,36 +113,27 @@ class Session:
         # the job turns out not to see the mount (confirm_output_quota).
         (self.root / "candidate-out").chmod(0o755)
         quota = self.options.output_quota_bytes()
-        refused = mount_tmpfs(self.root / "candidate-out", quota, OUTPUT_MAX_FILES)
+        refused = (mount_tmpfs(self.root / "candidate-out", quota, OUTPUT_MAX_FILES)
+                   if self.options.resolved_output_quota() else "off (CheckOptions.output_quota)")
         self.output_quota = {"output_quota_bytes": None if refused else quota,
                              "output_quota_missing": refused}
 
     def confirm_output_quota(self, pids: Iterable[int]) -> None:
         """Report the quota as the candidate's job sees it (``pids``: its processes once
-        it is up, before any candidate code ran): held only if every one of them finds the
-        harness's filesystem at ``candidate-out/``, read from outside through
-        ``/proc/<pid>/root``. A container engine that does not receive the host's new
-        mounts binds the directory under it instead."""
+        it is up, before any candidate code ran): held only if every one of them that can
+        be looked into finds the harness's filesystem at ``candidate-out/``, read from
+        outside through ``/proc/<pid>/root``, and at least one could. A container engine
+        that does not receive the host's new mounts binds the directory under it instead."""
         directory = self.root / "candidate-out"
         if self.output_quota.get("output_quota_bytes") is not None:
-            mounted = os.stat(directory).st_dev
-            for pid in pids:
-                try:
-                    seen = os.stat(f"/proc/{pid}/root{directory}").st_dev
-                except OSError:  # gone meanwhile, or a process outside the job's view
-                    continue
-                if seen != mounted:
-                    # The job sees the directory under the mount (root's until now, so it
-                    # could not have written there): it becomes the job's to write (inside
-                    # the check's private root), and the parent reads where the job writes.
-                    unmount_under(directory)
-                    directory.chmod(0o1777)
-                    self.output_quota = {
-                        "output_quota_bytes": None,
-                        "output_quota_missing": "the job's sandbox bound the directory under "
-                        "the harness's mount (a container engine whose mount namespace does "
-                        "not receive the host's new mounts)"}
-                    break
+            missing = _unseen_mount(directory, pids)
+            if missing is not None:
+                # The job writes the directory under the mount (root's until now, so it
+                # could not have written there): it becomes the job's to write (inside the
+                # check's private root), and the parent reads where the job writes.
+                unmount_under(directory)
+                directory.chmod(0o1777)
+                self.output_quota = {"output_quota_bytes": None, "output_quota_missing": missing}
         self.isolation.update(self.output_quota)
 
     @property
@@ -212,3 +203,19 @@ class Session:
         for worker in self.workers:
             worker.close()
         remove_tree(self.root)  # what the candidate's job wrote, however deep
+
+
+def _unseen_mount(directory: Path, pids: Iterable[int]) -> str | None:
+    """Why the processes ``pids`` may not see the mount at ``directory``; None: they do."""
+    mounted, looked = os.stat(directory).st_dev, 0
+    for pid in pids:
+        try:
+            seen = os.stat(f"/proc/{pid}/root{directory}").st_dev
+        except OSError:  # gone meanwhile, or a process outside the job's view
+            continue
+        looked += 1
+        if seen != mounted:
+            return ("the job's sandbox bound the directory under the harness's mount (a "
+                    "container engine whose mount namespace does not receive the host's "
+                    "new mounts)")
+    return None if looked else "no process of the job could be looked into"
