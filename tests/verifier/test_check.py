@@ -45,6 +45,47 @@ def test_wrong_candidate_is_incorrect_with_the_error_size() -> None:
     assert all(not config.passed for config in verdict.configs)
 
 
+_SECOND_CALL = r'''
+import torch
+import torch.nn as nn
+from torch.utils.cpp_extension import load_inline
+
+SOURCE = """
+#include <torch/extension.h>
+
+torch::Tensor relu_scaled(torch::Tensor x, double scale) {
+    auto in = x.contiguous();
+    auto out = torch::empty_like(in);
+    const float* src = in.data_ptr<float>();
+    float* dst = out.data_ptr<float>();
+    const float factor = static_cast<float>(scale);
+    for (int64_t i = 0; i < in.numel(); ++i) dst[i] = (src[i] > 0.f ? src[i] : 0.f) * factor;
+    return out;
+}
+"""
+ext = load_inline(name="kt_relu_scaled", cpp_sources=[SOURCE], functions=["relu_scaled"],
+                  extra_cflags=["-O1"])
+
+
+class ModelNew(nn.Module):  # every second call is off by DELTA (relative)
+    calls = 0
+
+    def forward(self, x):
+        ModelNew.calls += 1
+        return ext.relu_scaled(x, 1.0 + DELTA if ModelNew.calls % 2 == 0 else 1.0)
+'''
+
+
+def test_a_repeated_call_must_agree_with_the_first_bitwise_or_within_tolerance() -> None:
+    # The repeat is settled by one bitwise pass when the kernel is deterministic, and
+    # compared to tolerance otherwise: a wrong repeat fails, a slightly different one passes.
+    wrong = run(_SECOND_CALL.replace("DELTA", "0.5"))
+    assert wrong.status == Status.INCORRECT, wrong.reasons
+    assert any(r.startswith("correctness:repeat_mismatch") for r in wrong.reasons), wrong.reasons
+    close = run(_SECOND_CALL.replace("DELTA", "1e-6"))
+    assert close.status == Status.CORRECT, close.reasons
+
+
 def test_candidate_right_only_on_public_shapes_fails_on_hidden_ones() -> None:
     verdict = run(candidate("relu_public_only"))
     assert verdict.status == Status.INCORRECT

@@ -11,6 +11,7 @@ from kerneltrials.verifier.harness._compare import (
     compare_outputs,
     compare_tensor,
     find_mutated_inputs,
+    identical,
     is_constant,
 )
 
@@ -176,3 +177,18 @@ def test_input_mutation_is_found_in_any_block_and_nan_inputs_left_alone_are_unch
     after[0][-1] = 0.0
     assert find_mutated_inputs(inputs, after) == [0]
     assert find_mutated_inputs(inputs, [inputs[0].clone(), inputs[1][:5], 3]) == [1]
+
+
+def test_identical_is_bitwise_and_anything_else_is_left_to_the_comparison() -> None:
+    # The repeated call is settled by one pass only when nothing could differ.
+    x = torch.randn(2 * COMPARE_BLOCK + 3)
+    assert identical((x, 3, None), (x.clone(), 3, None))
+    nudged = x.clone()
+    nudged[-1] = torch.nextafter(nudged[-1], torch.tensor(10.0))
+    assert not identical(x, nudged)  # one ulp in the last block
+    nan = x.clone()
+    nan[0] = float("nan")
+    assert not identical(nan, nan.clone())  # NaN never equal: compared to tolerance
+    assert not identical(x, x.double()) and not identical(x, x.view(1, -1))
+    assert not identical((x, 3), (x, 3.0)) and not identical((x, 3), [x, 3, 4])
+    assert not identical([x], [x.tolist()])  # a tensor against anything else
