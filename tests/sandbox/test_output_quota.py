@@ -23,7 +23,7 @@ import kerneltrials
 from kerneltrials._tmpfs import mounts_under
 from kerneltrials.tasks import load_task
 from kerneltrials.verifier import QUICK_TIMING, CheckOptions, Status, Verdict
-from kerneltrials.verifier.harness import _session
+from kerneltrials.verifier.harness import _output_quota, _session
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -60,7 +60,7 @@ def test_a_fallocate_flood_stops_at_the_quota(check_sandbox: str) -> None:
 @pytest.mark.slow
 def test_without_the_quota_the_flood_takes_the_shared_disk(
         check_sandbox: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_session, "mount_tmpfs", lambda *args: "turned off by the test")
+    monkeypatch.setattr(_output_quota, "mount_tmpfs", lambda *args: "turned off by the test")
     verdict = _verify(check_sandbox)
     assert verdict.isolation["output_quota_bytes"] is None
     assert verdict.isolation["output_quota_missing"] == "turned off by the test"
@@ -89,7 +89,7 @@ def test_a_job_that_does_not_see_the_mount_gets_the_directory_under_it() -> None
             assert mounts_under(out) == [out]
             session.confirm_output_quota([os.getpid()])  # the control: it sees the mount
             assert session.isolation["output_quota_bytes"] == OPTIONS.output_quota_bytes()
-            assert _session._unseen_mount(out, [_a_dead_pid()]) == (
+            assert _output_quota._unseen_mount(out, [_a_dead_pid()]) == (
                 "no process of the job could be looked into")  # unknown is not seen
             session.confirm_output_quota([os.getpid(), blind.pid])
             assert session.isolation["output_quota_bytes"] is None

@@ -16,8 +16,10 @@ import torch
 from kerneltrials.verifier.protocol import leaves, paired_leaves
 
 TINY = 1e-12
-#: Elements per block of a comparison: its temporaries stay in the L2 cache.
-COMPARE_BLOCK = 1 << 16
+#: Elements per block of a comparison: its temporaries stay in cache, and each op is
+#: large enough to be split over the parent's threads (48 MB of float32 compared in
+#: 13.3 ms with blocks of 64 Ki elements, 9.8 ms with 256 Ki, on this 2-core machine).
+COMPARE_BLOCK = 1 << 18
 
 
 @dataclass

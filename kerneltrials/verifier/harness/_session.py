@@ -11,12 +11,12 @@ from typing import Any
 import torch
 
 from kerneltrials._scratch import make_scratch_dir, remove_tree
-from kerneltrials._tmpfs import mount_tmpfs, unmount_under
 from kerneltrials.sandbox import Mount, Sandbox, resolve_sandbox
 from kerneltrials.tasks import ShapeConfig, TaskSpec
 from kerneltrials.verifier._options import CheckOptions
 from kerneltrials.verifier.harness._jobs import WorkerJob
 from kerneltrials.verifier.harness._openmp import worker_env
+from kerneltrials.verifier.harness._output_quota import confirm_output_quota, mount_output_quota
 from kerneltrials.verifier.protocol import HandedArtifact
 from kerneltrials.verifier.verdict import ConfigResult, Status
 
@@ -43,11 +43,6 @@ def visible_gpu_index() -> int:
     when it names one by number (jobs inherit that variable), else device 0."""
     first = os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",")[0].strip()
     return int(first) if first.isdigit() else 0
-
-
-#: Entries the candidate's output filesystem holds at most: its worker saves a few files
-#: per configuration, and the parent removes each once read.
-OUTPUT_MAX_FILES = 10_000
 
 
 @dataclass
@@ -106,34 +101,14 @@ class Session:
             (self.root / name).mkdir(parents=True, exist_ok=True)
         (self.root / "artifacts").chmod(0o755)  # read by the candidate job's user
         self.candidate_path.write_text(self.source)
-        # The one directory the candidate's job writes gets a filesystem of its own size,
-        # so no flood of it (a loop of fallocate outruns any watch) reaches the disk that
-        # every check shares; remove_tree takes it down with the check's directory.
-        # The directory under the mount is root's (the job writes only the mount), unless
-        # the job turns out not to see the mount (confirm_output_quota).
-        (self.root / "candidate-out").chmod(0o755)
-        quota = self.options.output_quota_bytes()
-        refused = (mount_tmpfs(self.root / "candidate-out", quota, OUTPUT_MAX_FILES)
-                   if self.options.resolved_output_quota() else "off (CheckOptions.output_quota)")
-        self.output_quota = {"output_quota_bytes": None if refused else quota,
-                             "output_quota_missing": refused}
+        self.output_quota = mount_output_quota(self.root / "candidate-out", self.options)
 
     def confirm_output_quota(self, pids: Iterable[int]) -> None:
-        """Report the quota as the candidate's job sees it (``pids``: its processes once
-        it is up, before any candidate code ran): held only if every one of them that can
-        be looked into finds the harness's filesystem at ``candidate-out/``, read from
-        outside through ``/proc/<pid>/root``, and at least one could. A container engine
-        that does not receive the host's new mounts binds the directory under it instead."""
-        directory = self.root / "candidate-out"
-        if self.output_quota.get("output_quota_bytes") is not None:
-            missing = _unseen_mount(directory, pids)
-            if missing is not None:
-                # The job writes the directory under the mount (root's until now, so it
-                # could not have written there): it becomes the job's to write (inside the
-                # check's private root), and the parent reads where the job writes.
-                unmount_under(directory)
-                directory.chmod(0o1777)
-                self.output_quota = {"output_quota_bytes": None, "output_quota_missing": missing}
+        """Report the output quota as the candidate's job (``pids``, once it is up) sees
+        it, falling back to the directory under it where the job does not
+        (``_output_quota``)."""
+        self.output_quota = confirm_output_quota(self.root / "candidate-out",
+                                                 self.output_quota, pids)
         self.isolation.update(self.output_quota)
 
     @property
@@ -204,18 +179,3 @@ class Session:
             worker.close()
         remove_tree(self.root)  # what the candidate's job wrote, however deep
 
-
-def _unseen_mount(directory: Path, pids: Iterable[int]) -> str | None:
-    """Why the processes ``pids`` may not see the mount at ``directory``; None: they do."""
-    mounted, looked = os.stat(directory).st_dev, 0
-    for pid in pids:
-        try:
-            seen = os.stat(f"/proc/{pid}/root{directory}").st_dev
-        except OSError:  # gone meanwhile, or a process outside the job's view
-            continue
-        looked += 1
-        if seen != mounted:
-            return ("the job's sandbox bound the directory under the harness's mount (a "
-                    "container engine whose mount namespace does not receive the host's "
-                    "new mounts)")
-    return None if looked else "no process of the job could be looked into"
