@@ -129,9 +129,30 @@ def sandbox_findings() -> list[Finding]:
                             "" if parents else "mount the cgroup memory/pids controllers (v1) "
                             "or delegate them (v2, set KERNELTRIALS_CGROUP_ROOT)"))
     findings += isolation_findings()
+    findings.append(output_quota_finding())
     if missing:
         findings.append(Finding("sandbox", "missing", False, "; ".join(map(str, missing))))
     return findings
+
+
+def output_quota_finding() -> Finding:
+    """Whether the harness can give each check's output directory a size of its own
+    (verifier/harness/_output_quota.py): a tiny tmpfs mounted and taken down again."""
+    import tempfile
+
+    from kerneltrials._scratch import remove_tree
+    from kerneltrials._tmpfs import mount_tmpfs
+
+    probe = Path(tempfile.mkdtemp(prefix="kt-doctor-"))
+    try:
+        refused = mount_tmpfs(probe, 1024**2, 16)
+    finally:
+        remove_tree(probe)
+    return Finding("sandbox", "output quota", refused is None,
+                   "a tmpfs of its own size over each check's output directory" if refused is None
+                   else f"cannot mount one ({refused}): a candidate's job can fill the shared "
+                   "disk until the check ends", "" if refused is None else
+                   "run the harness as root (it mounts, then drops the jobs' privileges)")
 
 
 def isolation_findings() -> list[Finding]:

@@ -7,6 +7,8 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -71,3 +73,6 @@ def test_doctor_reports_what_a_job_gets_from_inside() -> None:
     if findings["sandbox/readonly_root"]["ok"]:  # bwrap: the minimal view and a quota
         assert view["ok"] and "checkout invisible" in view["detail"], view
         assert findings["sandbox/scratch quota"]["detail"].startswith("1024 MiB")
+    quota = findings["sandbox/output quota"]
+    assert quota["ok"] == (os.geteuid() == 0), quota  # a root harness mounts it
+    assert not list(Path(tempfile.gettempdir()).glob("kt-doctor-*"))  # the probe is gone
