@@ -171,7 +171,9 @@ def run_op(state: WorkerState, request: wire.Run) -> wire.RunReport:
     if state.role != "candidate" or state.tracker is None:
         raise WorkerFault("protocol", "only the candidate worker runs the candidate")
     config = state.configs[request.config]
-    inputs = load_inputs(state, request.inputs_path, mapped=True)  # only copied from
+    # Read in, not mapped: mapped, a fork bomb's verdict in the docker sandbox turned from
+    # its own timeout into a memory limit (tests/sandbox/test_hostile_verdicts.py).
+    inputs = load_inputs(state, request.inputs_path)
     report = Observations()
     first_inputs = clone_inputs(inputs)
     first = guarded_call(state, config, first_inputs, report)
