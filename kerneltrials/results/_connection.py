@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -36,6 +37,21 @@ def resolve_db_path(path: str | os.PathLike[str] | None = None) -> Path:
     return Path(path or os.environ.get(DB_ENV) or DEFAULT_DB)
 
 
+def _pragma(connection: sqlite3.Connection, pragma: str) -> None:
+    """Run ``PRAGMA pragma``, retried while another connection holds the lock: switching a
+    fresh file to WAL takes an exclusive lock, and SQLite answers a writer racing for it
+    with "database is locked" at once, without its busy handler."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            connection.execute(f"PRAGMA {pragma}")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
+
+
 class StoreConnection:
     """One connection to a results database, schema ensured; a context manager."""
 
@@ -53,7 +69,7 @@ class StoreConnection:
                 "synchronous = FULL",
                 "foreign_keys = ON",
             ):
-                self._connection.execute(f"PRAGMA {pragma}")
+                _pragma(self._connection, pragma)
             #: the schema version the file had when opened (older ones are migrated)
             self.migrated_from = ensure_schema(self._connection)
         except sqlite3.DatabaseError as error:  # not a database, corrupt, failed migration
