@@ -98,7 +98,7 @@ def free_bytes(path: Path) -> int:
 
 def look(session: Session) -> DiskState:
     """The free space, and what the candidate's job holds, right now."""
-    # The output directory may be a filesystem of its own (Session's quota): a file held
+    # The output directory may be a filesystem of its own (_output_quota): a file held
     # open there counts as one on the shared disk does.
     devices = {os.stat(session.root).st_dev, os.stat(session.root / "candidate-out").st_dev}
     try:

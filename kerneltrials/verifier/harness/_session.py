@@ -178,4 +178,3 @@ class Session:
         for worker in self.workers:
             worker.close()
         remove_tree(self.root)  # what the candidate's job wrote, however deep
-

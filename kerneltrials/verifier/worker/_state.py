@@ -52,8 +52,8 @@ def format_exc() -> str:
 def load_inputs(state: WorkerState, path: str, mapped: bool = False) -> list[Any]:
     """One input seed's inputs, written by the reference worker. ``mapped``: the file's
     pages, copy-on-write, rather than a copy read in (a quarter second per 256 MB here),
-    for inputs that only trusted code reads or that are only ever copied from: candidate
-    code must get heap tensors, as in every other call (a mapped one would tell it that
-    this call is a correctness run)."""
+    for the reference's own run only: candidate code must get heap tensors, as in every
+    other call (a mapped one would tell it this call is a correctness run), and the
+    candidate's run reads its inputs in (``_run.run_op`` says why)."""
     loaded = torch.load(path, weights_only=True, mmap=mapped)
     return [x.to(state.device) if isinstance(x, torch.Tensor) else x for x in loaded]
