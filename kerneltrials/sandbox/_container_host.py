@@ -17,7 +17,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from kerneltrials.sandbox._freezer import FreezeError, Freezer, freezer_for
-from kerneltrials.sandbox._hostcgroup import cgroup_dir_of_pid, cpu_breakdown, member_pids
+from kerneltrials.sandbox._hostcgroup import (
+    cgroup_dir_of_pid,
+    cpu_breakdown,
+    member_pids,
+    read_or_empty,
+)
 from kerneltrials.sandbox._sockdiag import unix_peer_inode
 
 _POLL_S = 0.0005
@@ -63,6 +68,11 @@ class ContainerHost:
     def __init__(self, pid: int) -> None:
         self.pid = pid
         self._dirs: dict[str, tuple[Path, int] | None] = {}
+        # Every directory is found now, while the main process surely lives: read later,
+        # an exited pid's /proc entry may be gone or a new process's (another cgroup's
+        # account: a CPU-time check once read the whole machine's 77,296 s).
+        for controller in ("pids", "cpuacct", "memory", "freezer"):
+            self._dir(controller)
 
     def _dir(self, controller: str) -> tuple[Path, int] | None:
         # Looked up once, while the main process lives; the path stays valid after.
@@ -79,6 +89,22 @@ class ContainerHost:
         found = self._dir("cpuacct")
         return cpu_breakdown(*found) if found is not None else None
 
+    def cpu_time_s(self) -> float | None:
+        breakdown = self.cpu_breakdown()
+        return breakdown["total_s"] if breakdown is not None else None
+
+    def limit_events(self) -> tuple[bool, bool] | None:
+        """(memory limit hit, pids limit hit), or ``None`` when neither is readable."""
+        memory, pids = self._dir("memory"), self._dir("pids")
+        memory_events = None
+        if memory is not None:
+            name = "memory.events" if memory[1] == 2 else "memory.oom_control"
+            memory_events = read_or_empty(memory[0] / name) or None
+        pids_events = read_or_empty(pids[0] / "pids.events") or None if pids is not None else None
+        if memory_events is None and pids_events is None:
+            return None
+        return _count(memory_events, "oom_kill") > 0, _count(pids_events, "max") > 0
+
     def freezer(self) -> Freezer | None:
         found = self._dir("freezer")
         return freezer_for(*found) if found is not None else None
@@ -92,6 +118,14 @@ class ContainerHost:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+
+
+def _count(text: str | None, key: str) -> int:
+    for line in (text or "").splitlines():
+        name, _, value = line.partition(" ")
+        if name == key and value.strip().isdigit():
+            return int(value)
+    return 0
 
 
 def channel_peer_inode(accepted_inode: int | None, container_pid: int) -> int | None:

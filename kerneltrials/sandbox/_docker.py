@@ -33,7 +33,6 @@ from kerneltrials.sandbox._base import (
     SandboxedProcess,
     SandboxStartError,
 )
-from kerneltrials.sandbox._cgroups import cpu_time_of_pid, limit_events_of_pid
 from kerneltrials.sandbox._channel import CHANNEL_ENV, UnixChannelRelay
 from kerneltrials.sandbox._container_host import (
     ContainerHost,
@@ -138,7 +137,7 @@ class DockerJob(SandboxedProcess):
         """The container's CPU account, read from the host's cgroup (local engines only);
         after the exit, the last value read while it ran (a lower bound)."""
         if self._exit is None and self._pid > 0:
-            used = cpu_time_of_pid(self._pid)
+            used = self._host.cpu_time_s()
             self._cpu_seen_s = used if used is not None else self._cpu_seen_s
         return self._cpu_seen_s
 
@@ -196,8 +195,7 @@ class DockerJob(SandboxedProcess):
             return 0
 
     def _read_limit_events(self) -> tuple[bool, bool] | None:
-        pid = self._read_pid()
-        return limit_events_of_pid(pid) if pid > 0 else None
+        return self._host.limit_events() if self._pid > 0 else None
 
     def _finish(self, timed_out: bool) -> ExitInfo:
         try:

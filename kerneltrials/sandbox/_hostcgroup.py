@@ -47,8 +47,8 @@ def cgroup_dir_of_pid(pid: int, controller: str) -> tuple[Path, int] | None:
         if not controllers:
             v2_path = path
             continue
-        if controller not in controllers.split(","):
-            continue
+        if controller not in controllers.split(",") or path == "/":
+            continue  # a container is never in the root cgroup: that is the machine's
         for mount_point, root, options in mount_points("cgroup"):
             if controller in options.split(","):
                 return _below(mount_point, root, path), 1
