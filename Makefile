@@ -31,16 +31,22 @@ bytecode: $(STAMP)
 system-packages:
 	@bash scripts/install-system-packages.sh
 
-# Most of the suite runs on TEST_WORKERS pytest workers (pytest-xdist); tests that watch
-# process counts or timings, or share one engine or Ray instance, run after it, alone.
-# Each phase leaves its per-test times in test-results/ (scripts/test_times.py sums them).
+# Most of the suite runs on TEST_WORKERS pytest workers (pytest-xdist). Then the tests that
+# share one machine-wide service (the container engine, a local Ray) run on as many workers,
+# each test file kept on one worker (a file's fixtures start and reuse the service: the
+# engine's start script takes a lock). Last, the tests that watch process counts or
+# timings run alone, with nothing beside them. Each phase leaves its per-test times in
+# test-results/ (scripts/test_times.py sums them).
 TEST_WORKERS ?= 2
 PARALLEL_SAFE = not alone and not docker and not ray
+SHARED_SERVICE = (docker or ray) and not alone
+PYTEST = $(BIN)/python -m pytest -q -p no:cacheprovider
 
 test: venv bytecode system-packages
 	@df -h "$${TMPDIR:-/tmp}" | tail -1 | awk '{print "scratch space for the checks: " $$4 " free of " $$2 " on " $$6}'
-	$(BIN)/python -m pytest -q -p no:cacheprovider --durations=30 -n $(TEST_WORKERS) -m "$(PARALLEL_SAFE)" --junitxml=test-results/parallel.xml
-	$(BIN)/python -m pytest -q -p no:cacheprovider --durations=15 -m "not ($(PARALLEL_SAFE))" --junitxml=test-results/alone.xml
+	$(PYTEST) --durations=30 -n $(TEST_WORKERS) -m "$(PARALLEL_SAFE)" --junitxml=test-results/parallel.xml
+	$(PYTEST) --durations=15 -n $(TEST_WORKERS) --dist loadfile -m "$(SHARED_SERVICE)" --junitxml=test-results/services.xml
+	$(PYTEST) --durations=15 -m alone --junitxml=test-results/alone.xml
 
 test-fast: venv bytecode
 	$(BIN)/python -m pytest -q -m "not slow and not docker" -p no:cacheprovider

@@ -30,6 +30,10 @@ set -euo pipefail
 dir="${1:-/tmp/kt-podman}"
 mkdir -p "$dir"
 sock="$dir/docker.sock"
+# One start at a time: `make test` runs the engine's tests on two pytest workers, and
+# each runs this script (the service started below must not inherit the lock: 9>&-).
+exec 9>"$dir/start.lock"
+flock 9
 
 if ! command -v podman >/dev/null; then
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman catatonit) \
@@ -50,7 +54,7 @@ else
     *) mount --make-rshared / ;;
   esac
   setsid unshare -m --propagation slave sh -c "umount /sys/fs/cgroup/unified 2>/dev/null; exec podman --cgroup-manager=cgroupfs system service --time=0 unix://$sock" \
-    >"$dir/service.log" 2>&1 < /dev/null &
+    >"$dir/service.log" 2>&1 < /dev/null 9>&- &
   echo $! >"$dir/service.pid"
   touch "$dir/service.receives-mounts"
   for _ in $(seq 1 50); do [ -S "$sock" ] && break; sleep 0.2; done
