@@ -25,6 +25,7 @@ from kerneltrials.verifier import (
     check,
     run,
 )
+from kerneltrials.verifier.builds._compiler import toolchain_root
 from kerneltrials.verifier.builds._source_index import index_dir
 from tests.verifier.candidates import candidate
 
@@ -83,7 +84,8 @@ def test_a_built_runs_on_another_node_without_a_build_stage(
 @pytest.mark.timeout(900)
 def test_a_library_changed_after_the_build_is_built_again_before_it_runs(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("KERNELTRIALS_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("KERNELTRIALS_PCH_CACHE", str(toolchain_root()))  # the suite's PCHs
+    monkeypatch.setenv("KERNELTRIALS_CACHE", str(tmp_path / "cache"))  # libraries: ours
     built = build("L1/relu", candidate("relu_ok", salt="two-stages-tamper"), FAST)
     assert built.verdict is None, built.verdict
     library = Path(built.artifacts[0].artifact.library_path)
