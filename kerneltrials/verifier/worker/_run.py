@@ -171,8 +171,10 @@ def run_op(state: WorkerState, request: wire.Run) -> wire.RunReport:
     if state.role != "candidate" or state.tracker is None:
         raise WorkerFault("protocol", "only the candidate worker runs the candidate")
     config = state.configs[request.config]
-    # Read in, not mapped: mapped, a fork bomb's verdict in the docker sandbox turned from
-    # its own timeout into a memory limit (tests/sandbox/test_hostile_verdicts.py).
+    # Read in, not mapped: mapped, the docker fork bomb's job (1 GiB) was killed by its
+    # memory cgroup's OOM killer (dmesg: 532 MB anonymous + 324 MB of the mapped file) where
+    # read in it was not; until that is understood, how a candidate is handed its inputs
+    # must not push it over its limit (tests/sandbox/test_hostile_verdicts.py).
     inputs = load_inputs(state, request.inputs_path)
     report = Observations()
     first_inputs = clone_inputs(inputs)
