@@ -49,7 +49,7 @@ test: venv bytecode system-packages
 	$(PYTEST) --durations=15 -m alone --junitxml=test-results/alone.xml
 
 test-fast: venv bytecode
-	$(BIN)/python -m pytest -q -m "not slow and not docker" -p no:cacheprovider
+	$(PYTEST) -m "not slow and not docker"
 
 lint: venv
 	$(BIN)/ruff check kerneltrials tests bench

@@ -21,7 +21,7 @@ from kerneltrials.sandbox._hostcgroup import (
     cgroup_dir_of_pid,
     cpu_breakdown,
     member_pids,
-    read_or_empty,
+    read_counters,
 )
 from kerneltrials.sandbox._sockdiag import unix_peer_inode
 
@@ -96,14 +96,12 @@ class ContainerHost:
     def limit_events(self) -> tuple[bool, bool] | None:
         """(memory limit hit, pids limit hit), or ``None`` when neither is readable."""
         memory, pids = self._dir("memory"), self._dir("pids")
-        memory_events = None
-        if memory is not None:
-            name = "memory.events" if memory[1] == 2 else "memory.oom_control"
-            memory_events = read_or_empty(memory[0] / name) or None
-        pids_events = read_or_empty(pids[0] / "pids.events") or None if pids is not None else None
-        if memory_events is None and pids_events is None:
+        memory_file = "memory.events" if memory and memory[1] == 2 else "memory.oom_control"
+        memory_events = read_counters(memory[0] / memory_file) if memory else {}
+        pids_events = read_counters(pids[0] / "pids.events") if pids else {}
+        if not memory_events and not pids_events:
             return None
-        return _count(memory_events, "oom_kill") > 0, _count(pids_events, "max") > 0
+        return memory_events.get("oom_kill", 0) > 0, pids_events.get("max", 0) > 0
 
     def freezer(self) -> Freezer | None:
         found = self._dir("freezer")
@@ -118,14 +116,6 @@ class ContainerHost:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-
-
-def _count(text: str | None, key: str) -> int:
-    for line in (text or "").splitlines():
-        name, _, value = line.partition(" ")
-        if name == key and value.strip().isdigit():
-            return int(value)
-    return 0
 
 
 def channel_peer_inode(accepted_inode: int | None, container_pid: int) -> int | None:

@@ -77,7 +77,7 @@ def cpu_breakdown(directory: Path, version: int) -> dict[str, float] | None:
     v2: ``cpu.stat`` (``user_usec``, ``system_usec``, ``usage_usec``). ``None`` if unreadable.
     """
     if version == 1:
-        stat = _counters(directory / "cpuacct.stat")
+        stat = read_counters(directory / "cpuacct.stat")
         usage = read_or_empty(directory / "cpuacct.usage").strip()
         if "user" not in stat or not usage.isdigit():
             return None
@@ -86,7 +86,7 @@ def cpu_breakdown(directory: Path, version: int) -> dict[str, float] | None:
             "system_s": stat.get("system", 0) / _TICKS_PER_S,
             "total_s": int(usage) / 1e9,
         }
-    stat = _counters(directory / "cpu.stat")
+    stat = read_counters(directory / "cpu.stat")
     if "usage_usec" not in stat:
         return None
     return {
@@ -96,7 +96,9 @@ def cpu_breakdown(directory: Path, version: int) -> dict[str, float] | None:
     }
 
 
-def _counters(path: Path) -> dict[str, int]:
+def read_counters(path: Path) -> dict[str, int]:
+    """``name value`` lines of a cgroup file (``cpu.stat``, ``memory.events``, ...); empty
+    when unreadable."""
     counters = {}
     for line in read_or_empty(path).splitlines():
         name, _, value = line.partition(" ")
