@@ -41,10 +41,9 @@ void in_place(torch::Tensor out, double eps = 1e-5) noexcept {}
 def test_signatures_are_read_without_defaults_or_comments() -> None:
     found = find_signatures([SIGNATURE_SOURCE], ["relu", "two", "in_place"])
     assert found == [
-        ("torch::Tensor", "torch::Tensor x"),
-        ("std::tuple<torch::Tensor, torch::Tensor>",
-         "const torch::Tensor& a, int64_t n, std::vector<int64_t> sizes"),
-        ("void", "torch::Tensor out, double eps"),
+        ("torch::Tensor", "torch::Tensor"),
+        ("std::tuple<torch::Tensor, torch::Tensor>", "const torch::Tensor&, int64_t, std::vector<int64_t>"),
+        ("void", "torch::Tensor, double"),
     ]
 
 
@@ -60,7 +59,7 @@ def test_signatures_after_a_multi_line_macro_are_read() -> None:
 torch::Tensor layernorm_rows(torch::Tensor x, double eps) { CHECK_F32(x); return x; }
 """
     assert find_signatures([source], ["layernorm_rows"]) == [
-        ("torch::Tensor", "torch::Tensor x, double eps")]
+        ("torch::Tensor", "torch::Tensor, double")]
 
 
 @pytest.mark.timeout(10)
@@ -78,11 +77,73 @@ def test_unreadable_signatures_send_the_build_down_the_stock_path(source: str) -
 def test_binding_source_matches_stock_module_definition() -> None:
     request = BuildRequest.from_load_inline("cpu", "e", ["using namespace torch;\nTensor f(Tensor x);"],
                                             functions={"f": "doc of f"})
-    signatures = [("Tensor", "Tensor x")]
+    signatures = [("Tensor", "Tensor")]
     source = binding_source(request, signatures)
     assert "using namespace torch;" in source
-    assert 'm.def("f", torch::wrap_pybind_function(+kerneltrials_export::fn_0), "doc of f");' in source
-    assert "Tensor (* const fn_0)(Tensor x) = &f;" in export_stubs(["f"], signatures)
+    assert ("m.def(kerneltrials_export::names[0], torch::wrap_pybind_function("
+            "+kerneltrials_export::fn_0), kerneltrials_export::docs[0]);") in source
+    stubs = export_stubs(list(request.functions), signatures)
+    assert "Tensor (* const fn_0)(Tensor) = &f;" in stubs
+    assert 'const char* const names[] = {"f"};' in stubs
+    assert 'const char* const docs[] = {"doc of f"};' in stubs
+
+
+@pytest.mark.timeout(10)
+@pytest.mark.parametrize(("parameters", "canonical"), [
+    ("torch::Tensor x", "torch::Tensor"),
+    ("torch::Tensor  input", "torch::Tensor"),
+    ("const torch::Tensor &x, const torch::Tensor& weight", "const torch::Tensor&, const torch::Tensor&"),
+    ("at::Tensor&& y, int64_t k = 3", "at::Tensor&&, int64_t"),
+    ("std::vector<int64_t> sizes, c10::optional<torch::Tensor> b", "std::vector<int64_t>, c10::optional<torch::Tensor>"),
+    ("const char *name, double eps", "const char*, double"),
+    # Unnamed parameters keep every word of their type.
+    ("unsigned int, long long, const Tensor, int* const", "unsigned int, long long, const Tensor, int* const"),
+    ("Tensor x[]", "Tensor x[]"),  # not a form we simplify: kept as written
+])
+def test_signatures_drop_parameter_names(parameters: str, canonical: str) -> None:
+    assert find_signatures([f"torch::Tensor f({parameters});"], ["f"]) == [("torch::Tensor", canonical)]
+
+
+@pytest.mark.timeout(10)
+def test_candidates_differing_only_in_names_share_one_binding_object() -> None:
+    from kerneltrials.verifier.builds._fast import fast_inputs
+
+    if find_fast_cxx() is None:
+        pytest.skip("no clang++ >= 15: fast path off")
+
+    def binding_key(source: str, functions: dict[str, str]) -> str | None:
+        request = BuildRequest.from_load_inline("cpu", "e", [source], functions=functions)
+        return fast_inputs(request).plan_keys()[1]
+
+    first = binding_key("torch::Tensor relu_forward(torch::Tensor x) { return x; }", {"relu_forward": ""})
+    renamed = binding_key("torch::Tensor act(const torch::Tensor  input) { return input; }\n"
+                          "torch::Tensor act(torch::Tensor  y);", {"act": "my act"})
+    assert first is not None and first == binding_key(
+        "torch::Tensor act(torch::Tensor  y) { return y; }", {"act": "my act"})
+    assert renamed != first  # a const parameter is another type
+    assert binding_key("torch::Tensor f(torch::Tensor x, double s) { return x; }", {"f": ""}) != first
+
+
+@pytest.mark.slow
+@needs_clang
+@pytest.mark.timeout(900)
+def test_renamed_candidates_on_one_binding_object_keep_their_names(isolated_cache: Path) -> None:
+    """Two candidates with one signature and other names, built on the same binding
+    object: each library exports its own names and docstrings, bound to its own code."""
+    from kerneltrials.verifier.builds._compiler import build_extension
+
+    scaled = RELU_SOURCE.replace("relu_forward(torch::Tensor x)", "leaky_scaled(torch::Tensor values)")
+    scaled = scaled.replace("x.contiguous()", "values.contiguous()").replace("1.5f", "3.0f")
+    first = build_extension(a_relu_request("renamed-a"))
+    second = build_extension(BuildRequest.from_load_inline(
+        "cpu", "renamed", [scaled + "\n// renamed-b\n"], functions={"leaky_scaled": "scaled, leaky"}))
+    assert first.details["path"] == second.details["path"] == "fast", (first.details, second.details)
+    x = torch.randn(1031, generator=torch.Generator().manual_seed(1))
+    one, two = load_artifact(first), load_artifact(second)
+    assert torch.equal(one.relu_forward(x), _reference(x))
+    assert torch.equal(two.leaky_scaled(x), torch.where(x > 0, x * 3.0, x * 0.25))
+    assert not hasattr(two, "relu_forward") and not hasattr(one, "leaky_scaled")
+    assert two.leaky_scaled.__doc__.strip().endswith("scaled, leaky")
 
 
 def _reference(x: torch.Tensor) -> torch.Tensor:

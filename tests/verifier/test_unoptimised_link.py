@@ -59,7 +59,7 @@ def _unit(source: str, out_dir: Path) -> Path:
     assert inputs.signatures and not any(f.startswith("-O") for f in inputs.cflags)
     pch = ensure_pch(inputs.cxx, inputs.cflags, toolchain_store())
     out_dir.mkdir()
-    write_sources(request, out_dir, export_stubs(["relu_forward"], inputs.signatures))
+    write_sources(request, out_dir, export_stubs([("relu_forward", "")], inputs.signatures))
     subprocess.run(_compile_command(inputs.cxx, inputs.cflags, pch, "main.cpp", SECTION_FLAGS),
                    cwd=out_dir, check=True, capture_output=True, text=True)
     return out_dir / "main.cpp.o"

@@ -26,7 +26,7 @@ import re
 import shutil
 import signal
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -134,26 +134,43 @@ def _pointer_declaration(index: int, signature: tuple[str, str]) -> str:
     return f"{return_type} (* const fn_{index})({parameters})"
 
 
-def export_stubs(names: list[str], signatures: list[tuple[str, str]]) -> str:
-    """Code appended to the candidate's unit: a typed pointer to each function."""
+def _cpp_string(text: str) -> str:
+    """``text`` as a C++ string literal: every byte outside printable ASCII, and the quote
+    and backslash, written as a three-digit octal escape (never read as more digits)."""
+    return '"' + "".join(chr(byte) if 32 <= byte < 127 and chr(byte) not in '"\\?'
+                         else f"\\{byte:03o}" for byte in text.encode()) + '"'
+
+
+def export_stubs(functions: Sequence[tuple[str, str]], signatures: list[tuple[str, str]]) -> str:
+    """Code appended to the candidate's unit: a typed pointer to each function, and the
+    names and docstrings the binding unit gives them (``(name, doc)`` pairs). The names
+    live here, not in the binding unit, so that unit's text — its cache key — depends on
+    the signatures alone: candidates that name their functions differently share it."""
     lines = ["", "namespace kerneltrials_export {"]
-    for index, (name, signature) in enumerate(zip(names, signatures, strict=True)):
+    for index, ((name, _), signature) in enumerate(zip(functions, signatures, strict=True)):
         declaration = _pointer_declaration(index, signature)
         lines += [f"extern {declaration};", f"{declaration} = &{name};"]
+    for array, texts in (("names", [name for name, _ in functions]),
+                         ("docs", [doc or name for name, doc in functions])):
+        lines += [f"extern const char* const {array}[];",
+                  f"const char* const {array}[] = {{{', '.join(map(_cpp_string, texts))}}};"]
     return "\n".join(lines + ["}", ""])
 
 
 def binding_source(request: BuildRequest, signatures: list[tuple[str, str]]) -> str:
-    """The pybind11 module, as stock writes it, over the exported pointers."""
+    """The pybind11 module, as stock writes it, over the exported pointers and the names
+    and docstrings :func:`export_stubs` put beside them (no name is in this text)."""
     usings = _USING_LINE.findall("\n".join(request.cpp_sources))
     lines = ["#include <torch/extension.h>", *usings, "namespace kerneltrials_export {"]
     lines += [f"extern {_pointer_declaration(i, s)};" for i, s in enumerate(signatures)]
+    lines += ["extern const char* const names[];", "extern const char* const docs[];"]
     lines += ["}", f"PYBIND11_MODULE({BINDING_NAME}, m) {{"]
-    for index, (name, doc) in enumerate(request.functions):
+    for index in range(len(request.functions)):
         pointer = f"+kerneltrials_export::fn_{index}"
         if request.with_pytorch_error_handling:
             pointer = f"torch::wrap_pybind_function({pointer})"
-        lines.append(f'm.def("{name}", {pointer}, "{doc or name}");')
+        lines.append(f"m.def(kerneltrials_export::names[{index}], {pointer}, "
+                     f"kerneltrials_export::docs[{index}]);")
     return "\n".join(lines + ["}", ""])
 
 
@@ -311,9 +328,9 @@ def build_fast(request: BuildRequest, module_name: str, out_dir: Path, plan: Fas
     if inputs.signatures is None:
         raise FastPathUnavailable("an exported function's signature could not be read")
     lib, cxx, cflags, flags = out_dir / "lib", inputs.cxx, inputs.cflags, inputs.flags
-    names = [name for name, _ in request.functions]
     lib.mkdir(exist_ok=True)
-    write_sources(request, lib, export_stubs(names, inputs.signatures) if names else "")
+    functions = list(request.functions)
+    write_sources(request, lib, export_stubs(functions, inputs.signatures) if functions else "")
     pch, binding = _toolchain_inputs(inputs, plan, out_dir)
     with ThreadPoolExecutor(max_workers=MAX_JOBS) as pool:
         # Longest first: the CUDA units, then the candidate's C++ unit, then the binding.

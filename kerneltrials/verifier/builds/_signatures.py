@@ -3,7 +3,9 @@
 The fast build compiles the pybind11 binding code in its own translation unit, cached by
 signature set, instead of re-compiling it inside every candidate's unit (~3.5 s each).
 That unit needs each exported function's type, which we read from the candidate's text
-here. Nothing here has to be perfect: the candidate's own unit checks the type we found
+here, with parameter names dropped and spacing made canonical, so that candidates whose
+functions differ only in those (``relu(torch::Tensor x)``, ``act(torch::Tensor  input)``)
+share one binding object. Nothing here has to be perfect: the candidate's own unit checks the type we found
 (it initialises a pointer of exactly that type with ``&function``, a compile error on any
 mismatch), and a function we cannot read sends the build down the stock path.
 See docs/design/builds.md.
@@ -65,16 +67,41 @@ def _split_top_level(text: str) -> list[str]:
 
 
 def _parameters(text: str) -> str | None:
-    """Parameter list without default arguments (not allowed in a pointer type)."""
+    """Parameter list without default arguments (not allowed in a pointer type) and
+    without parameter names."""
     params = []
     for part in _split_top_level(text):
         declarator = _split_default(part)
         if declarator is None:
             return None
-        params.append(declarator)
+        params.append(_unnamed(declarator))
     if params == ["void"]:
         params = []
     return ", ".join(params)
+
+
+# A trailing word that is part of a type, never a parameter's name (``unsigned int``).
+_TYPE_WORDS = frozenset({
+    "int", "long", "short", "char", "signed", "unsigned", "float", "double", "bool", "void",
+    "wchar_t", "char8_t", "char16_t", "char32_t", "const", "volatile", "auto"})
+_CV_ONLY = re.compile(r"(?:\s*\b(?:const|volatile)\b)*\s*")
+_TRAILING_NAME = re.compile(r"^(?P<type>.*?(?:[\s&*]))(?P<name>[A-Za-z_]\w*)$")
+
+
+def _unnamed(declarator: str) -> str:
+    """``declarator`` without its parameter name, spaced canonically
+    (``const torch::Tensor &x`` -> ``const torch::Tensor&``).
+
+    Heuristic, and safe to get wrong: the candidate's unit initialises a pointer of the
+    resulting type with ``&function``, so a type changed here fails to compile there and
+    the build goes to stock's compiler, never to a mismatched binding.
+    """
+    text = re.sub(r"\s*([&*])\s*", r"\1 ", " ".join(declarator.split())).strip()
+    text = re.sub(r"([&*]) (?=[&*])", r"\1", text)
+    match = _TRAILING_NAME.match(text)
+    if match is None or match["name"] in _TYPE_WORDS or _CV_ONLY.fullmatch(match["type"]):
+        return text
+    return match["type"].strip()
 
 
 def _split_default(parameter: str) -> str | None:
