@@ -6,7 +6,9 @@ zygote``), each finds both done. This prints, for the two workers started at onc
 check starts them: the wall time until both answered hello and the CPU their jobs used
 (from the jobs' cgroups); then the wall time of one whole check (L1/relu's reference
 solution, the reference-solution sweep's timing, a build-cache hit) and the CPU the whole
-machine used during it (run it on an otherwise idle machine). Rounds alternate exec'd and
+machine used during it (run it on an otherwise idle machine); then one check of a fresh
+source with a C++ typo (a build-cache miss: the collect job, whose worker a zygote forks
+too, and a compile job that clang and g++ reject). Rounds alternate exec'd and
 forked (``KERNELTRIALS_ZYGOTE=0``/``1``), so machine noise hits both alike. The zygote's
 own start (once per harness process and environment) is printed apart. Nothing is
 asserted.
@@ -22,6 +24,7 @@ import statistics
 import sys
 import tempfile
 import time
+import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -80,6 +83,16 @@ def one_check() -> tuple[float, float]:
     return wall, busy
 
 
+def one_typo_check() -> float:
+    """Wall seconds of one check of a fresh source with a typo: collect, then compile_error."""
+    source = SOLUTION.read_text().replace("return", "retrun", 1) + f"\n# {uuid.uuid4().hex}\n"
+    started = time.perf_counter()
+    verdict = kerneltrials.check("L1/relu", source, backend="cpu", hidden_seed=20240)
+    if verdict.status != "compile_error":
+        raise SystemExit(f"the typo was not a compile error: {verdict.status} {verdict.reasons}")
+    return time.perf_counter() - started
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
@@ -94,7 +107,9 @@ def main() -> None:
         raise SystemExit("the zygote did not start")
     print(f"zygote start (once per process and environment): {time.perf_counter() - started:.2f} s wall")
     one_check()  # the build cache and the first-use costs of this process, once
+    one_typo_check()  # g++'s PCH for the flag set, once
     workers: dict[str, list[tuple[float, float]]] = {mode: [] for mode in MODES}
+    typos: dict[str, list[float]] = {mode: [] for mode in MODES}
     checks: dict[str, list[tuple[float, float]]] = {mode: [] for mode in MODES}
     for index in range(args.rounds):
         for mode, value in MODES.items():
@@ -102,14 +117,17 @@ def main() -> None:
             with tempfile.TemporaryDirectory(prefix="kt-zygote-bench-") as directory:
                 workers[mode].append(start_two_workers(sandbox, Path(directory)))
             checks[mode].append(one_check())
+            typos[mode].append(one_typo_check())
         print(f"round {index + 1}/{args.rounds} done", file=sys.stderr)
-    print("| | two workers ready, wall | their jobs' CPU | one check, wall | machine CPU per check |")
-    print("|---|---|---|---|---|")
+    print("| | two workers ready, wall | their jobs' CPU | one check, wall | machine CPU per check "
+          "| a fresh typo's check, wall |")
+    print("|---|---|---|---|---|---|")
     for mode in MODES:
         print(f"| {mode} | {statistics.median(w for w, _ in workers[mode]):.2f} s "
               f"| {statistics.median(c for _, c in workers[mode]):.2f} s "
               f"| {statistics.median(w for w, _ in checks[mode]):.2f} s "
-              f"| {statistics.median(c for _, c in checks[mode]):.2f} s |")
+              f"| {statistics.median(c for _, c in checks[mode]):.2f} s "
+              f"| {statistics.median(typos[mode]):.2f} s |")
     exec_wall = statistics.median(w for w, _ in checks["exec'd"])
     forked_wall = statistics.median(w for w, _ in checks["forked"])
     print(f"check wall, exec'd / forked: {exec_wall / forked_wall:.2f}x")

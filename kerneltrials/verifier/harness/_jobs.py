@@ -100,9 +100,11 @@ FREEZE_TIMEOUT_S = 10.0
 
 #: The module every run worker is (``python -m``), which a sandbox may preload.
 WORKER_MODULE = "kerneltrials.verifier.worker"
-#: The roles started once or twice per check: a zygote pays their imports once per
-#: process (the collect and compile jobs run only on a build-cache miss).
-PRELOADED_ROLES = ("reference", "candidate")
+#: The roles whose worker a zygote may fork, paying their imports once per process: the
+#: two of every check, and the collect job of every build-cache miss (it imports torch and
+#: the candidate; exec'd, torch's import was most of its time). The compile job runs the
+#: build side's entry point, which imports no torch.
+PRELOADED_ROLES = ("collect", "reference", "candidate")
 
 
 def worker_argv(role: str) -> list[str]:

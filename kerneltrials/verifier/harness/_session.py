@@ -148,7 +148,9 @@ class Session:
         if self.sandbox is None:
             self.sandbox = resolve_sandbox(self.options.sandbox)
         env = dict(extra_env or {})
-        if role in ("reference", "candidate"):  # both timed sides on one OpenMP runtime
+        # Both timed sides on one OpenMP runtime; the collect job too, so that it starts from
+        # the same zygote as they do (a zygote serves one environment) rather than its own.
+        if role in ("collect", "reference", "candidate"):
             env.update(worker_env(self.options.backend))
         # The workers that run code on the device get its nodes (bwrap binds them, docker
         # requests the device); the build jobs and every cpu-backend job get none.
