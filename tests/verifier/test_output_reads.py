@@ -197,7 +197,12 @@ def test_rewriting_signed_inputs_back_to_the_files_magnitudes_is_rejected(
     task.write_text(original.read_text().replace("torch.randn(batch_size, dim)",
                                                  "torch.rand(batch_size, dim)"))
     source = (NATIVE / "relu_signed_rewrite.py").read_text()
-    signed = kerneltrials.check(str(task), source, options=replace(OPTIONS, inputs="signed"))
+    # The candidate is honest for its first 40 calls: at least that many timed calls, or a
+    # loaded machine's wall budget can end timing before it ever cheats (then `correct` is
+    # the right verdict, and the test had failed so once, on two busy pytest workers).
+    timing = replace(QUICK_TIMING, min_calls=45, max_calls=60)
+    signed = kerneltrials.check(str(task), source,
+                                options=replace(OPTIONS, inputs="signed", timing=timing))
     _reads_possible(signed)
     assert signed.status == Status.REJECTED, (signed.status, signed.reasons)
     assert any(r.startswith("integrity:timed_output_mismatch") for r in signed.reasons), \
