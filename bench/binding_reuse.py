@@ -29,6 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from kerneltrials.verifier.builds._compiler import build_extension  # noqa: E402
 from kerneltrials.verifier.protocol import BuildRequest  # noqa: E402
 
 KERNEL = """
@@ -57,8 +58,8 @@ def bindings(store: Path) -> int:
 
 
 def build_once(source: str, function: str) -> tuple[float, float]:
-    from kerneltrials.verifier.builds._compiler import build_extension
-
+    """Wall and compiler CPU seconds of one build (the stores are read from the
+    environment at each build, so ``main`` can point them at its scratch directory)."""
     request = BuildRequest.from_load_inline("cpu", "bench", [source], functions=[function])
     started, cpu = time.perf_counter(), children_cpu_s()
     artifact = build_extension(request)
@@ -79,15 +80,15 @@ def main(argv: list[str] | None = None) -> int:
         wall, cpu = build_once(WARM_UP.replace("{token}", secrets.token_hex(8)), "scale")
         print(f"warm-up (PCH + its own binding): {wall:.1f} s wall, {cpu:.1f} s CPU", flush=True)
         print(f"{'candidate':<40} {'wall s':>7} {'CPU s':>7}  binding")
-        totals = [0.0, 0.0]
+        total_wall = total_cpu = 0.0
         for name, arg in NAMES[: args.candidates]:
             before = bindings(store)
             source = KERNEL.format(name=name, arg=arg, token=secrets.token_hex(8))
             wall, cpu = build_once(source, name)
-            totals = [totals[0] + wall, totals[1] + cpu]
+            total_wall, total_cpu = total_wall + wall, total_cpu + cpu
             built = "built" if bindings(store) > before else "reused"
             print(f"{name + '(torch::Tensor ' + arg + ')':<40} {wall:7.1f} {cpu:7.1f}  {built}", flush=True)
-        print(f"total over {args.candidates} candidates: {totals[0]:.1f} s wall, {totals[1]:.1f} s CPU; "
+        print(f"total over {args.candidates} candidates: {total_wall:.1f} s wall, {total_cpu:.1f} s CPU; "
               f"binding objects in the store: {bindings(store)} (the warm-up's included)")
     return 0
 
