@@ -331,3 +331,65 @@ def test_a_clang_rejection_is_confirmed_by_gcc_against_its_own_pch(
         build_extension(_typo("third"))
     assert stock_log in third.value.log
     assert toolchain_store().lookup(entry.name) is None and not entry.exists()
+
+
+
+_COMPILE_AS_THE_JOB_DOES = """
+import json, sys
+from pathlib import Path
+from kerneltrials.verifier.builds._compile_job import compile_into
+from kerneltrials.verifier.builds._fast import FastPlan
+from kerneltrials.verifier.protocol import BuildRequest
+job = json.load(sys.stdin)
+details = compile_into(BuildRequest.from_dict(job["request"]), job["module"], Path(job["out"]),
+                       FastPlan(**job["fast"]), {})
+print(json.dumps({"torch_imported": "torch" in sys.modules, "path": details["path"]}))
+"""
+
+
+@pytest.mark.slow
+@needs_clang
+@pytest.mark.timeout(900)
+def test_a_compile_jobs_fast_build_takes_the_parents_inputs_and_imports_no_torch(
+        isolated_cache: Path, tmp_path: Path) -> None:
+    import contextlib
+    import dataclasses
+    import importlib.machinery
+    import importlib.util
+    import json
+    import subprocess
+    import sys
+
+    from kerneltrials.verifier.builds._compiler import plan_compile, toolchain_store
+    from kerneltrials.verifier.builds._fast import FastPathUnavailable, FastPlan, build_fast
+
+    request = a_relu_request(variant=os.urandom(6).hex())
+    with contextlib.ExitStack() as locks:
+        plan = plan_compile(request, "job", toolchain_store(), locks)
+        assert plan.fast is not None and plan.fast.stock_flags is not None
+        job = {"request": request.to_dict(), "module": plan.module_name,
+               "out": str(tmp_path / "job"), "fast": plan.fast.to_dict()}
+        # The compile worker's own code in a process of its own: on the fast path it builds
+        # with the parent's compiler, flags and header, so torch's import (~2 s before its
+        # first compiler, on every fresh candidate) never happens there.
+        ran = subprocess.run([sys.executable, "-c", _COMPILE_AS_THE_JOB_DOES],
+                             input=json.dumps(job), capture_output=True, text=True,
+                             timeout=600, check=False)
+        assert ran.returncode == 0, ran.stderr[-3000:]
+        assert json.loads(ran.stdout.splitlines()[-1]) == {"torch_imported": False, "path": "fast"}
+        # The flags it is given are bound to the keys it is given: told other flags under
+        # the same keys, the job leaves the fast path rather than build under a wrong key.
+        told = plan.fast.stock_flags
+        other = dataclasses.replace(plan.fast, stock_flags={
+            **told, "cflags": [*told["cflags"], "-DKT_NOT_THE_PARENTS=1"]})
+        (tmp_path / "other").mkdir()
+        with pytest.raises(FastPathUnavailable, match="differ from the parent"):
+            build_fast(request, plan.module_name, tmp_path / "other", FastPlan(**other.to_dict()))
+    library = tmp_path / "job" / "lib" / f"{plan.module_name}.so"
+    loader = importlib.machinery.ExtensionFileLoader(plan.module_name, str(library))
+    spec = importlib.util.spec_from_file_location(plan.module_name, library, loader=loader)
+    assert spec is not None
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    x = torch.randn(1031, generator=torch.Generator().manual_seed(3))
+    assert torch.equal(module.relu_forward(x), _reference(x))

@@ -19,7 +19,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -156,7 +156,8 @@ def plan_compile(request: BuildRequest, key: str, toolchain: BuildCache,
     plan.mounts = [entry for entry in (pch, binding, gcc_pch) if entry is not None]
     plan.fast = FastPlan(pch_key, str(pch / PCH_FILE) if pch else None, binding_key,
                          str(binding / BINDING_OBJECT) if binding else None, gcc_key,
-                         str(gcc_pch) if gcc_pch else None, gcc_digests)
+                         str(gcc_pch) if gcc_pch else None, gcc_digests, inputs.cxx,
+                         asdict(inputs.flags), str(inputs.header))
     return plan
 
 

@@ -97,21 +97,22 @@ def _torch_extension_header() -> Path:
     return Path(cpp_extension.include_paths("cpu")[0]) / "torch" / "extension.h"
 
 
-def _torch_header_stamp() -> str:
-    header = _torch_extension_header()
+def _torch_header_stamp(header: Path | None = None) -> str:
+    header = header or _torch_extension_header()
     return f"{header}:{header.stat().st_mtime_ns}"
 
 
-def pch_key(cxx: str, cflags: list[str]) -> str:
-    """The PCH's store key: everything it is built from (compiler, flags, torch's headers)."""
-    return "pch-" + _digest(_version_line(cxx), cflags, _torch_header_stamp())
+def pch_key(cxx: str, cflags: list[str], header: Path | None = None) -> str:
+    """The PCH's store key: everything it is built from (compiler, flags, torch's headers;
+    ``header`` is torch/extension.h, found through torch when not given)."""
+    return "pch-" + _digest(_version_line(cxx), cflags, _torch_header_stamp(header))
 
 
-def build_pch(cxx: str, cflags: list[str], out_dir: Path) -> Path:
+def build_pch(cxx: str, cflags: list[str], out_dir: Path, header: Path | None = None) -> Path:
     """Compile the PCH of torch/extension.h for exactly ``cflags`` into ``out_dir``."""
     # From torch's own header (not a copy): the PCH records its input path.
     run_tool([cxx, *cflags, "-fpch-instantiate-templates", "-x", "c++-header",
-              str(_torch_extension_header()), "-o", PCH_FILE], out_dir)
+              str(header or _torch_extension_header()), "-o", PCH_FILE], out_dir)
     return out_dir / PCH_FILE
 
 
@@ -181,9 +182,9 @@ def _compile_command(cxx: str, cflags: list[str], pch: Path | None, source: str,
     return [cxx, *cflags, *include, *(extra or []), "-c", source, "-o", source + ".o"]
 
 
-def binding_key(cxx: str, cflags: list[str], source: str) -> str:
+def binding_key(cxx: str, cflags: list[str], source: str, header: Path | None = None) -> str:
     """The binding object's store key: compiler, flags (its PCH), its text, torch's headers."""
-    return "bind-" + _digest(_version_line(cxx), cflags, source, _torch_header_stamp())
+    return "bind-" + _digest(_version_line(cxx), cflags, source, _torch_header_stamp(header))
 
 
 def build_binding(cxx: str, cflags: list[str], pch: Path | None, source: str,
@@ -245,6 +246,12 @@ class FastPlan:
     gcc_pch_key: str | None = None
     gcc_pch_dir: str | None = None
     gcc_pch_sha256: dict[str, str] | None = None
+    # The parent's own fast-path inputs: the compiler, stock's flags (StockFlags' fields)
+    # and torch's extension.h. The job builds with exactly these, so on the fast path it
+    # never imports torch to work them out again (~2 s of CPU before its first compiler).
+    cxx: str | None = None
+    stock_flags: dict[str, list[str]] | None = None
+    torch_header: str | None = None
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -259,25 +266,34 @@ class FastInputs:
     cflags: list[str]
     signatures: list[tuple[str, str]] | None
     binding: str | None  # the binding unit's text
+    header: Path  # torch/extension.h, which the PCH is built from
 
     def plan_keys(self) -> tuple[str, str | None]:
-        pch = pch_key(self.cxx, self.cflags)
-        return pch, binding_key(self.cxx, self.cflags, self.binding) if self.binding else None
+        pch = pch_key(self.cxx, self.cflags, self.header)
+        return pch, (binding_key(self.cxx, self.cflags, self.binding, self.header)
+                     if self.binding else None)
 
 
-def fast_inputs(request: BuildRequest) -> FastInputs:
-    """Compiler, stock's flags, signatures and binding text (no compiler runs).
+def fast_inputs(request: BuildRequest, plan: FastPlan | None = None) -> FastInputs:
+    """Compiler, stock's flags, signatures and binding text (no compiler runs): the
+    compiler, flags and header of ``plan`` where the parent put them there (a compile
+    job), else found here (which imports torch).
 
     Raises FastPathUnavailable when this request or machine needs the stock build.
     """
-    cxx = find_fast_cxx()
-    if cxx is None:
-        raise FastPathUnavailable("no clang++ >= 15 (install clang-19, or set KERNELTRIALS_CXX)")
-    flags = stock_flags(request, BINDING_NAME)
+    if plan is not None and plan.cxx and plan.stock_flags is not None and plan.torch_header:
+        cxx = plan.cxx
+        flags, header = StockFlags(**plan.stock_flags), Path(plan.torch_header)
+    else:
+        found = find_fast_cxx()
+        if found is None:
+            raise FastPathUnavailable("no clang++ >= 15 (install clang-19, or set "
+                                      "KERNELTRIALS_CXX)")
+        cxx, flags, header = found, stock_flags(request, BINDING_NAME), _torch_extension_header()
     names = [name for name, _ in request.functions]
     signatures = find_signatures(list(request.cpp_sources), names) if names else []
     binding = binding_source(request, signatures) if names and signatures else None
-    return FastInputs(cxx, flags, flags.cflags + flags.post_cflags, signatures, binding)
+    return FastInputs(cxx, flags, flags.cflags + flags.post_cflags, signatures, binding, header)
 
 
 def _toolchain_inputs(inputs: FastInputs, plan: FastPlan,
@@ -290,7 +306,7 @@ def _toolchain_inputs(inputs: FastInputs, plan: FastPlan,
     if pch is None:
         (out_dir / "pch").mkdir()
         try:
-            pch = build_pch(inputs.cxx, inputs.cflags, out_dir / "pch")
+            pch = build_pch(inputs.cxx, inputs.cflags, out_dir / "pch", inputs.header)
         except subprocess.CalledProcessError as error:
             if is_cpu_limit(error):
                 raise
@@ -324,7 +340,7 @@ def build_fast(request: BuildRequest, module_name: str, out_dir: Path, plan: Fas
     failed: the caller decides whether that is the candidate's fault).
     """
     details = {} if details is None else details
-    inputs = fast_inputs(request)
+    inputs = fast_inputs(request, plan)
     if inputs.signatures is None:
         raise FastPathUnavailable("an exported function's signature could not be read")
     lib, cxx, cflags, flags = out_dir / "lib", inputs.cxx, inputs.cflags, inputs.flags
