@@ -3,7 +3,14 @@ kernel — fast path against stock path, compile errors, a CUDA candidate."""
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
+import importlib.machinery
+import importlib.util
+import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -352,16 +359,8 @@ print(json.dumps({"torch_imported": "torch" in sys.modules, "path": details["pat
 @pytest.mark.timeout(900)
 def test_a_compile_jobs_fast_build_takes_the_parents_inputs_and_imports_no_torch(
         isolated_cache: Path, tmp_path: Path) -> None:
-    import contextlib
-    import dataclasses
-    import importlib.machinery
-    import importlib.util
-    import json
-    import subprocess
-    import sys
-
     from kerneltrials.verifier.builds._compiler import plan_compile, toolchain_store
-    from kerneltrials.verifier.builds._fast import FastPathUnavailable, FastPlan, build_fast
+    from kerneltrials.verifier.builds._fast import FastPathUnavailable, build_fast
 
     request = a_relu_request(variant=os.urandom(6).hex())
     with contextlib.ExitStack() as locks:
@@ -384,7 +383,7 @@ def test_a_compile_jobs_fast_build_takes_the_parents_inputs_and_imports_no_torch
             **told, "cflags": [*told["cflags"], "-DKT_NOT_THE_PARENTS=1"]})
         (tmp_path / "other").mkdir()
         with pytest.raises(FastPathUnavailable, match="differ from the parent"):
-            build_fast(request, plan.module_name, tmp_path / "other", FastPlan(**other.to_dict()))
+            build_fast(request, plan.module_name, tmp_path / "other", other)
     library = tmp_path / "job" / "lib" / f"{plan.module_name}.so"
     loader = importlib.machinery.ExtensionFileLoader(plan.module_name, str(library))
     spec = importlib.util.spec_from_file_location(plan.module_name, library, loader=loader)
