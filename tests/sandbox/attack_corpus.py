@@ -552,6 +552,10 @@ def incbin_source(path: str) -> str:
     return mini_source(body=_INCBIN_BODY.format(path=path))
 
 
+#: The corpus's flag set: one the rest of the suite builds too, so its PCH can be copied into
+#: the corpus's private toolchain store (``test_attack_corpus.private_cache``).
+CORPUS_CFLAGS = ("-O2",)
+
 _TEMPLATE = """
 import torch
 import torch.nn as nn
@@ -584,12 +588,12 @@ def corpus_candidate(function: str, argument: str = "", *, prelude: str = "") ->
     if function not in CORPUS_FUNCTIONS:
         raise ValueError(f"unknown attack {function!r}: choose one of {', '.join(CORPUS_FUNCTIONS)}")
     return _TEMPLATE.format(source=CORPUS_CPP, prelude=prelude, name="kt_corpus_shared",
-                            functions=list(CORPUS_FUNCTIONS), cflags=["-O1"], ldflags=[],
+                            functions=list(CORPUS_FUNCTIONS), cflags=list(CORPUS_CFLAGS), ldflags=[],
                             include_paths=[], function=function, argument=argument)
 
 
 def build_candidate(source: str, function: str = "mini_attack", argument: str = "", *,
-                    cflags: tuple[str, ...] = ("-O1",), ldflags: tuple[str, ...] = (),
+                    cflags: tuple[str, ...] = CORPUS_CFLAGS, ldflags: tuple[str, ...] = (),
                     include_paths: tuple[str, ...] = ()) -> str:
     """A candidate built from ``source`` (see :func:`mini_source`) with these flags."""
     return _TEMPLATE.format(source=source, prelude="", name="kt_corpus_mini",

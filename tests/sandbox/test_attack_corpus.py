@@ -32,6 +32,7 @@ from typing import Any
 
 import pytest
 from attack_corpus import (
+    CORPUS_CFLAGS,
     ESCAPE_HATCHES,
     NEVER_ENDING_BODY,
     PLUGIN_C,
@@ -50,6 +51,10 @@ import kerneltrials
 from kerneltrials.cli import cli
 from kerneltrials.results import open_store, score_run
 from kerneltrials.verifier import QUICK_TIMING, CheckOptions, Status, Verdict
+from kerneltrials.verifier.builds._cache import BuildCache
+from kerneltrials.verifier.builds._compiler import _copier, toolchain_store
+from kerneltrials.verifier.builds._fast import FastPathUnavailable, fast_inputs
+from kerneltrials.verifier.protocol import BuildRequest
 
 pytestmark = pytest.mark.slow
 
@@ -69,13 +74,37 @@ CANDIDATE_FAILURES = {Status.INCORRECT, Status.COMPILE_ERROR, Status.RUNTIME_ERR
                       Status.TIMEOUT, Status.REJECTED}
 
 
+def corpus_pch_key() -> str:
+    """The PCH key of the corpus's flag set (``CORPUS_CFLAGS``)."""
+    request = BuildRequest.from_load_inline("cpu", "kt_corpus_mini", [mini_source()],
+                                            functions=["mini_relu"],
+                                            extra_cflags=list(CORPUS_CFLAGS))
+    return fast_inputs(request).plan_keys()[0]
+
+
+def copy_pch(key: str, shared: BuildCache, private: BuildCache) -> bool:
+    """Publish in ``private`` a copy of ``shared``'s PCH entry ``key`` (verified there
+    first); False when ``shared`` lacks it. A copy, never a link: an attack on the private
+    entry reaches only the copy. Without it each backend's phase of the suite compiled the
+    corpus's PCH again (~45 s of CPU here)."""
+    entry = shared.lookup(key)
+    if entry is None:
+        return False
+    names = [path.name for path in entry.iterdir() if path.is_file() and not path.is_symlink()]
+    private.get_or_build(key, _copier(entry, names))
+    return True
+
+
 @pytest.fixture(scope="module")
 def private_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """``KERNELTRIALS_CACHE`` for this module: attacks on the cache hit only this one."""
     root = tmp_path_factory.mktemp("corpus-cache")
+    shared = toolchain_store()  # the suite's, read before the environment points here
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("KERNELTRIALS_CACHE", str(root))
         patch.delenv("KERNELTRIALS_PCH_CACHE", raising=False)  # no shared toolchain store
+        with contextlib.suppress(FastPathUnavailable):  # no clang: the stock path builds
+            copy_pch(corpus_pch_key(), shared, toolchain_store())  # or no PCH yet: built here
         yield root
 
 
