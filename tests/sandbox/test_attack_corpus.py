@@ -53,7 +53,7 @@ from kerneltrials.results import open_store, score_run
 from kerneltrials.verifier import QUICK_TIMING, CheckOptions, Status, Verdict
 from kerneltrials.verifier.builds._cache import BuildCache
 from kerneltrials.verifier.builds._compiler import _copier, toolchain_store
-from kerneltrials.verifier.builds._fast import FastPathUnavailable, fast_inputs
+from kerneltrials.verifier.builds._fast import PCH_FILE, FastPathUnavailable, fast_inputs
 from kerneltrials.verifier.protocol import BuildRequest
 
 pytestmark = pytest.mark.slow
@@ -90,8 +90,7 @@ def copy_pch(key: str, shared: BuildCache, private: BuildCache) -> bool:
     entry = shared.lookup(key)
     if entry is None:
         return False
-    names = [path.name for path in entry.iterdir() if path.is_file() and not path.is_symlink()]
-    private.get_or_build(key, _copier(entry, names))
+    private.get_or_build(key, _copier(entry, [PCH_FILE]))  # the files its publisher copies
     return True
 
 

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import importlib.machinery
-import importlib.util
 import json
 import os
 import subprocess
@@ -18,7 +16,7 @@ import torch
 
 from kerneltrials.verifier.builds._fast import binding_source, export_stubs, find_fast_cxx
 from kerneltrials.verifier.builds._signatures import find_signatures
-from kerneltrials.verifier.protocol import BuildRequest, CompileError
+from kerneltrials.verifier.protocol import BuildArtifact, BuildRequest, CompileError
 from kerneltrials.verifier.worker._load_artifact import load_artifact
 from tests.verifier._build_fixtures import RELU_SOURCE, a_cuda_request, a_relu_request, has_nvcc
 
@@ -340,7 +338,6 @@ def test_a_clang_rejection_is_confirmed_by_gcc_against_its_own_pch(
     assert toolchain_store().lookup(entry.name) is None and not entry.exists()
 
 
-
 _COMPILE_AS_THE_JOB_DOES = """
 import json, sys
 from pathlib import Path
@@ -385,10 +382,7 @@ def test_a_compile_jobs_fast_build_takes_the_parents_inputs_and_imports_no_torch
         with pytest.raises(FastPathUnavailable, match="differ from the parent"):
             build_fast(request, plan.module_name, tmp_path / "other", other)
     library = tmp_path / "job" / "lib" / f"{plan.module_name}.so"
-    loader = importlib.machinery.ExtensionFileLoader(plan.module_name, str(library))
-    spec = importlib.util.spec_from_file_location(plan.module_name, library, loader=loader)
-    assert spec is not None
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
+    module = load_artifact(BuildArtifact(key="job", library_path=str(library),
+                                         module_name=plan.module_name, request_name=request.name))
     x = torch.randn(1031, generator=torch.Generator().manual_seed(3))
     assert torch.equal(module.relu_forward(x), _reference(x))
