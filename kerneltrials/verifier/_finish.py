@@ -31,11 +31,17 @@ def run_stages(session: Session, verdict: Verdict, built: Built,
     hooks.progress("correctness")
     # The workers waited on the harness (the build, the install) since they started.
     load_workers(session, reference, candidate, idle_s=time.perf_counter() - launched_at)
-    if not correctness_stage(session, reference, candidate):
+    # One reader of the candidate's memory for the whole check: a harness that finds at
+    # its first read that it may not read stops asking the worker to keep its outputs.
+    reads = OutputReads(candidate) if keeps_outputs(session.options) else None
+    passed = correctness_stage(session, reference, candidate, reads)
+    if reads is not None:
+        reads.release()
+    if not passed:
         raise Outcome(Status.INCORRECT)
     hooks.progress("timing")
     with hooks.exclusive_timing():
-        _timing_stage(session, verdict, reference, candidate)
+        _timing_stage(session, verdict, reference, candidate, reads)
     verdict.status = Status.CORRECT
     if session.options.profile_feedback:
         hooks.progress("profile")
@@ -43,9 +49,8 @@ def run_stages(session: Session, verdict: Verdict, built: Built,
 
 
 def _timing_stage(session: Session, verdict: Verdict, reference: WorkerJob,
-                  candidate: WorkerJob) -> None:
+                  candidate: WorkerJob, reads: OutputReads | None) -> None:
     started = time.perf_counter()
-    reads = OutputReads(candidate) if keeps_outputs(session.options) else None
     eager = Side("eager", reference, "eager")
     sides = [Side("candidate", candidate, "candidate", reads=reads, reference=reference), eager]
     if session.options.compile_baseline:

@@ -68,8 +68,10 @@ class CheckOptions:
     # measure what it costs.
     freeze_at_rest: bool = True
     # Keep every timed call's output and read the drawn ones out of the frozen candidate
-    # (harness/_output_reads.py): any timed call may be checked. Needs the privilege to
-    # read another process's memory; without it the verdict says so.
+    # (harness/_output_reads.py): any timed call may be checked. The correctness runs'
+    # tensors are read out of the frozen worker the same way, not from files its worker
+    # saves (harness/_kept_run.py). Needs the privilege to read another process's memory;
+    # without it the verdict says so and both go through files.
     read_timed_outputs: bool = True
     # Give every timed call inputs no other call saw: its pool set scaled element-wise by
     # factors the parent draws per call (worker/_fresh.py), checked against the reference

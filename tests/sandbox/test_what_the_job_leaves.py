@@ -4,7 +4,8 @@ A check that hangs or raises is the machine's ``error``, left out of fast_p: a c
 that can make the parent fail turns a verdict of its own into one that does not count.
 The C++ attacks (``tests/verifier/native_exchange/``) reach the parent through the three
 doors it has: the files its worker saves in ``candidate-out/`` (a named pipe or a link put
-under the name the worker saves to, before the save or after it), the directory tree under
+under the name the worker saves to, before the save or after it; where the parent reads
+the correctness runs' tensors out of the frozen worker, no such file is saved or opened), the directory tree under
 it (nested past Python's recursion)
 and its private channel (a frame nested past the JSON parser's). Each used to hang or
 raise in the parent; each is the candidate's rejection now, and the next check is unharmed.
@@ -52,10 +53,16 @@ def swapping(swap: str, prefix: str = "") -> str:
 
 @pytest.mark.parametrize("place", ["fifo", "symlink"])
 def test_outputs_put_under_the_saved_name_are_rejected_at_once(sandbox: str, place: str) -> None:
+    # Where the parent reads the correctness run's tensors out of the frozen worker, its
+    # worker saves no file there, and nothing is opened under that name: the honest relu
+    # it computes is correct. Without the reads (no privilege) the file is the door.
     started = time.monotonic()
     source = (NATIVE / "place_outputs.py").read_text().replace('PLACE = "fifo"',
                                                               f"PLACE = {place!r}")
-    verdict = verify(sandbox, source)
+    read = verify(sandbox, source)
+    if read.isolation.get("timed_output_reads", {}).get("runs_read"):
+        assert read.status == Status.CORRECT, read.reasons
+    verdict = verify(sandbox, source, read_timed_outputs=False)
     assert verdict.status == Status.REJECTED, verdict.reasons
     kind = "a named pipe" if place == "fifo" else "a symbolic link"
     assert verdict.reasons[0].startswith("integrity:tampered_output_file:"), verdict.reasons

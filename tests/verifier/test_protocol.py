@@ -18,7 +18,7 @@ RUN_REPORT = {"structures": [{"type": "torch.Tensor", "exact_tensor": True}],
 
 def test_every_operation_has_a_request_type_with_its_reply() -> None:
     assert set(wire.REQUESTS) == {"load_task", "load_candidate", "setup", "inputs", "reference",
-                                  "pool_reference", "fresh_reference", "run", "time", "grad",
+                                  "pool_reference", "fresh_reference", "run", "save_kept", "time", "grad",
                                   "profile", "collect", "compile", "exit"}
 
 
@@ -44,6 +44,9 @@ def test_a_reply_is_read_typed_with_its_envelope_ignored() -> None:
     {"aliases_input": 0},
     {"replays": [{"index": 0, "name": "relu"}]},  # a field missing
     {"replays": [{"index": 0, "name": "relu", "poisoned": 1, "extra": 2}]},  # one too many
+    {"kept": [[{"address": "0x10", "dtype": "torch.float32", "shape": [1], "strides": [1],
+                "device": "cpu"}]]},  # the kept tensors' regions are typed as the timed ones
+    {"kept": [{"address": 16}]},  # a region where a list of them belongs
     {"unexpected": 1},
 ])
 def test_a_reply_with_a_wrong_type_is_malformed(change: dict[str, object]) -> None:

@@ -116,10 +116,13 @@ def judge_run_reply(session: Session, config: ShapeConfig, reply: wire.RunReport
 
 
 def judge_outputs(session: Session, config: ShapeConfig, reply: wire.RunReport,
-                  paths: dict[str, str], result: ConfigResult) -> None:
-    """Correctness of the first call, then repeats, mutation, re-addressing and replays."""
+                  paths: dict[str, str], result: ConfigResult,
+                  produced: dict[str, Any] | None = None) -> None:
+    """Correctness of the first call, then repeats, mutation, re-addressing and replays,
+    on the run's tensors: ``produced`` (read out of the frozen worker), else its file."""
     try:
-        produced = candidate_tensors(session, paths["outputs"], config.name)
+        if produced is None:
+            produced = candidate_tensors(session, paths["outputs"], config.name)
         outputs, inputs_after = produced["outputs"], produced["inputs_after"]
     except Outcome:
         raise

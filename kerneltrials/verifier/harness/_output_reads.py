@@ -40,7 +40,7 @@ from typing import Any
 
 import torch
 
-from kerneltrials.sandbox import MemoryReadError, read_process_elements
+from kerneltrials.sandbox import MemoryReadError, read_process_elements, read_process_memory_into
 from kerneltrials.verifier import protocol as wire
 from kerneltrials.verifier._options import CheckOptions
 from kerneltrials.verifier.harness._compare import Comparison, compare_tensor
@@ -92,13 +92,20 @@ class OutputReads:
     probability: float = 1.0  # of the configuration being timed
     read_calls: int = 0
     timed_calls: int = 0
+    runs_read: int = 0  # guarded runs whose tensors were read whole (``_kept_run``)
     #: The draw: the operating system's randomness, which nothing in the job can predict.
     rng: random.Random = field(default_factory=random.SystemRandom)
+    #: Buffers the whole reads fill, reused from one run to the next (``new_run``): a fresh
+    #: one faults its pages in during the read, which made the reads of a softmax check's
+    #: correctness stage take 3.7 s instead of 0.6 s.
+    _buffers: list[torch.Tensor] = field(default_factory=list, repr=False)
+    _next_buffer: int = 0
 
     def summary(self) -> dict[str, object]:
         if self.unavailable:
             return {"read": False, "why": self.unavailable}
-        return {"read": True, "calls_read": self.read_calls, "calls_timed": self.timed_calls}
+        return {"read": True, "calls_read": self.read_calls, "calls_timed": self.timed_calls,
+                "runs_read": self.runs_read}
 
     def draw(self, n_calls: int) -> list[int]:
         """The calls of a batch to read (the parent's draw, after the batch ran)."""
@@ -110,20 +117,74 @@ class OutputReads:
     def read_sample(self, region: wire.Region, positions: list[int]) -> torch.Tensor | None:
         """The elements at flat ``positions`` of the tensor at ``region`` in the frozen
         worker; None where reads are not possible here (recorded in :attr:`unavailable`)."""
+        pid = self._pid()
+        if pid is None:
+            return None
+        try:
+            return _read_sample(self.worker, pid, region, positions)
+        except MemoryReadError as error:
+            if error.errno in _PRIVILEGE:
+                self.unavailable = str(error)
+                return None
+            raise UnreadableOutput(str(error)) from None
+
+    def read_whole(self, region: wire.Region, like: torch.Tensor) -> torch.Tensor:
+        """The whole tensor at ``region`` in the frozen worker, which must have ``like``'s
+        dtype and shape (the parent reads no more than the tensor it expects).
+
+        Raises:
+            UnreadableOutput: reads are not possible here (then :attr:`unavailable` says
+                why), the region is no such tensor, or its bytes cannot be read.
+        """
+        pid = self._pid()
+        if pid is None:
+            raise UnreadableOutput(f"no reads: {self.unavailable}")
+        shape, strides = list(region.shape), list(region.strides)
+        if (region.device != "cpu" or region.dtype != str(like.dtype) or shape != list(like.shape)
+                or len(strides) != len(shape) or any(stride < 0 for stride in strides)):
+            raise UnreadableOutput("not the tensor expected")
+        elements = sum((n - 1) * s for n, s in zip(shape, strides, strict=True)) + 1
+        size = elements * like.element_size() if like.numel() else 0
+        if size > MAX_OUTPUT_BYTES:
+            raise UnreadableOutput(f"an output spanning {size} bytes")
+        buffer = self._buffer(size)
+        try:
+            if size:
+                read_process_memory_into(self.worker.process, pid,
+                                         [(region.address, buffer.numpy().data)])
+        except (MemoryReadError, ValueError) as error:
+            if isinstance(error, MemoryReadError) and error.errno in _PRIVILEGE:
+                self.unavailable = str(error)
+            raise UnreadableOutput(str(error)) from None
+        return buffer.view(like.dtype).as_strided(shape, strides)
+
+    def new_run(self) -> None:
+        """Whole reads from here on may reuse the buffers of the previous run's: nothing
+        read before may be used after this."""
+        self._next_buffer = 0
+
+    def release(self) -> None:
+        """Free the buffers of the whole reads (the stage that needed them is over)."""
+        self._buffers.clear()
+        self._next_buffer = 0
+
+    def _buffer(self, size: int) -> torch.Tensor:
+        if self._next_buffer == len(self._buffers):
+            self._buffers.append(torch.empty(0, dtype=torch.uint8))
+        if self._buffers[self._next_buffer].numel() < size:
+            self._buffers[self._next_buffer] = torch.empty(size, dtype=torch.uint8)
+        self._next_buffer += 1
+        return self._buffers[self._next_buffer - 1][:size]
+
+    def _pid(self) -> int | None:
+        """The worker's host pid, or None where reads are not possible here."""
         if self.unavailable:
             return None
         if self.pid is None:
             self.pid = self.worker.process.channel_holder_pid()
             if self.pid is None:
                 self.unavailable = "the worker's host pid is not known"
-                return None
-        try:
-            return _read_sample(self.worker, self.pid, region, positions)
-        except MemoryReadError as error:
-            if error.errno in _PRIVILEGE:
-                self.unavailable = str(error)
-                return None
-            raise UnreadableOutput(str(error)) from None
+        return self.pid
 
 
 def _dtype(name: str) -> torch.dtype:
@@ -181,7 +242,7 @@ def wrong_read_calls(reads: OutputReads, reply: wire.Timed, drawn: list[int],
                                f"{len(reply.times_ms)} calls")
     atol, rtol = tolerance
     expected = expected_for(drawn)
-    with _watchdog(reads.worker) as fired:
+    with read_watchdog(reads.worker, "its timed outputs") as fired:
         try:
             wrong = _wrong_calls(reads, reply, drawn, expected, atol, rtol, seed)
         except UnreadableOutput:
@@ -195,15 +256,15 @@ def wrong_read_calls(reads: OutputReads, reply: wire.Timed, drawn: list[int],
 
 
 @contextmanager
-def _watchdog(worker: WorkerJob) -> Iterator[threading.Event]:
-    """Kill the candidate's job if reads out of it take over READ_WATCHDOG_S: its memory
-    may be backed by something only its own (frozen) threads answer, and a read of it
-    waits in the kernel, with no timeout of its own. The event says the kill happened."""
+def read_watchdog(worker: WorkerJob, what: str) -> Iterator[threading.Event]:
+    """Kill the candidate's job if reads of ``what`` out of it take over READ_WATCHDOG_S:
+    its memory may be backed by something only its own (frozen) threads answer, and a read
+    of it waits in the kernel, with no timeout of its own. The event says the kill happened."""
     fired = threading.Event()
 
     def kill() -> None:
         fired.set()
-        worker.process.kill("a read of its timed outputs hung")
+        worker.process.kill(f"a read of {what} hung")
 
     timer = threading.Timer(READ_WATCHDOG_S, kill)
     timer.daemon = True

@@ -45,6 +45,8 @@ from kerneltrials.verifier.harness._judge import (
     judge_run_reply,
     reject_worker_findings,
 )
+from kerneltrials.verifier.harness._kept_run import read_kept_run
+from kerneltrials.verifier.harness._output_reads import OutputReads
 from kerneltrials.verifier.harness._sanitize import sanitize_candidate_text
 from kerneltrials.verifier.harness._seeds import (
     bank_seed,
@@ -52,7 +54,7 @@ from kerneltrials.verifier.harness._seeds import (
     pool_seeds,
     timing_pool_size,
 )
-from kerneltrials.verifier.harness._session import Outcome, Session
+from kerneltrials.verifier.harness._session import Outcome, Session, load_trusted
 from kerneltrials.verifier.harness._work_share import MalformedWork, checked_work
 from kerneltrials.verifier.protocol import CompileError
 from kerneltrials.verifier.verdict import ConfigResult, Status
@@ -273,21 +275,25 @@ def _reference_inputs(session: Session, reference: WorkerJob, config: ShapeConfi
 
 def _check_one_seed(session: Session, reference: WorkerJob, candidate: WorkerJob,
                     config: ShapeConfig, seed: int, result: ConfigResult, replay: bool,
-                    keep_inputs: bool = False, next_seed: int | None = None) -> None:
+                    keep_inputs: bool = False, next_seed: int | None = None,
+                    reads: OutputReads | None = None) -> None:
     """One input seed's guarded run, judged against the reference. Its inputs exist
     already; while the candidate runs, the reference worker computes its outputs for
     them and draws ``next_seed``'s inputs (its work is trusted and untimed, and the
     candidate's run is not timed either: the two share the cores, not a measurement).
     The candidate's reply is read first, which freezes its job: the reference's replies
-    are then waited for alone (:func:`_collect_alone`)."""
+    are then waited for alone (:func:`_collect_alone`). With ``reads`` the run's tensors
+    are read out of the frozen worker (``_kept_run``), else from the file it saves."""
     tag = f"{config.name}-{seed}"
     paths = {"inputs": session.inputs_path(config.name, seed),
              "reference": session.path("private", f"reference-{tag}.pt"),
              "outputs": session.path("candidate-out", f"outputs-{tag}.pt")}
     timeout = session.options.call_timeout_s
+    keep = reads is not None and not reads.unavailable
     try:
         run = candidate.send(wire.Run(config=config.name, inputs_path=paths["inputs"],
-                                      path=paths["outputs"], replay=replay, seed=seed), timeout)
+                                      path=paths["outputs"], replay=replay, seed=seed,
+                                      keep=keep), timeout)
     except (WorkerFailed, JobDied, ForgedReply) as error:
         raise candidate_failure(error, f"run[{config.name}]") from error
     try:
@@ -309,14 +315,26 @@ def _check_one_seed(session: Session, reference: WorkerJob, candidate: WorkerJob
     except MalformedWork as error:  # the reference worker runs trusted code only
         raise reference_failure(ForgedReply(f"work record: {error}"), session.task.path) from error
     judge_run_reply(session, config, reply)
-    judge_outputs(session, config, reply, paths, result)
+    produced = None
+    if reads is not None and keep:
+        produced = read_kept_run(reads, reply, load_trusted(paths["reference"]),
+                                 load_trusted(paths["inputs"]))
+        session.isolation["timed_output_reads"] = reads.summary()
+        if produced is None:  # the old way: the worker saves what it kept
+            try:
+                candidate.request(wire.SaveKept(path=paths["outputs"]), timeout)
+            except (WorkerFailed, JobDied, ForgedReply) as error:
+                raise candidate_failure(error, f"run[{config.name}]") from error
+    judge_outputs(session, config, reply, paths, result, produced)
     session.discard(paths["reference"], paths["outputs"])
     if not keep_inputs:
         session.discard(paths["inputs"])
 
 
-def correctness_stage(session: Session, reference: WorkerJob, candidate: WorkerJob) -> bool:
-    """Every configuration (hidden ones included) with several input seeds."""
+def correctness_stage(session: Session, reference: WorkerJob, candidate: WorkerJob,
+                      reads: OutputReads | None = None) -> bool:
+    """Every configuration (hidden ones included) with several input seeds; ``reads``:
+    the candidate's outputs are read out of its frozen worker where that is possible."""
     started = time.perf_counter()
     count = max(1, min(session.options.seeds, MAX_INPUT_SEEDS))
     all_passed = True
@@ -331,7 +349,8 @@ def correctness_stage(session: Session, reference: WorkerJob, candidate: WorkerJ
         for index, seed in enumerate(seeds):  # poisoned replays on the first seed only
             _check_one_seed(session, reference, candidate, config, seed, result, index == 0,
                             keep_inputs=backward and index == 0,  # the backward check's
-                            next_seed=seeds[index + 1] if index + 1 < len(seeds) else None)
+                            next_seed=seeds[index + 1] if index + 1 < len(seeds) else None,
+                            reads=reads)
         if backward and result.passed:
             check_backward(session, reference, candidate, config, seeds[0], result)
         if backward:

@@ -191,10 +191,19 @@ class RunReport:
     readdressed: bool
     #: Per kind, the most work PyTorch did in one of the run's calls (worker/_op_work.py).
     torch_work: dict[str, float] = field(default_factory=dict)
+    #: With ``Run.keep``: the tensor leaves of what the run keeps alive, per item in the
+    #: order of its file: the two outputs, the inputs after the first
+    #: call, the re-addressed output when ``readdressed``, then one per replay.
+    kept: list[list[Region]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
 class Run(Request[RunReport]):
+    """One input seed's guarded run (``worker/_run.run_op``). Its outputs are saved at
+    ``path``; with ``keep`` they stay alive in the worker instead, described in the reply
+    (``RunReport.kept``), for the parent to read out of the frozen process, and are saved
+    only when a ``SaveKept`` asks."""
+
     op: ClassVar[str] = "run"
     reply_type: ClassVar[type[Any]] = RunReport
     config: str
@@ -202,6 +211,17 @@ class Run(Request[RunReport]):
     path: str
     replay: bool
     seed: int
+    keep: bool = False
+
+
+@dataclass(frozen=True)
+class SaveKept(Request[Count]):
+    """Save what the last run kept at ``path``, as a run without ``keep`` saves it (the
+    parent could not read it out of the worker: no privilege, or another structure)."""
+
+    op: ClassVar[str] = "save_kept"
+    reply_type: ClassVar[type[Any]] = Count
+    path: str
 
 
 @dataclass(frozen=True)
@@ -332,5 +352,5 @@ class Exit(Request[Empty]):
 
 #: Every request type by its op (the workers parse requests with it).
 REQUESTS: dict[str, type[Request[Any]]] = {cls.op: cls for cls in (
-    LoadTask, LoadCandidate, Setup, Inputs, Reference, PoolReference, FreshReference, Run, Time,
-    Grad, Profile, Collect, Compile, Exit)}
+    LoadTask, LoadCandidate, Setup, Inputs, Reference, PoolReference, FreshReference, Run, SaveKept,
+    Time, Grad, Profile, Collect, Compile, Exit)}

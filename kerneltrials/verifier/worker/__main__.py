@@ -2,7 +2,8 @@
 kerneltrials.verifier.worker ROLE``.
 
 Started by the parent inside a sandbox. It answers frames on its private channel
-(``kerneltrials.verifier.protocol``); tensors go through files. Roles: ``collect``
+(``kerneltrials.verifier.protocol``); tensors go through files, except the candidate's
+outputs, which the parent reads out of its frozen process where it may. Roles: ``collect``
 imports the candidate to record its builds, ``candidate`` runs it, ``reference`` runs
 the task's reference and never imports a candidate, so reference outputs and baseline
 timings cannot be touched by candidate Python (docs/design/architecture.md, trust

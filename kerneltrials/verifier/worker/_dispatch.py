@@ -21,7 +21,7 @@ from kerneltrials.verifier.worker._ops import (
     setup_op,
 )
 from kerneltrials.verifier.worker._profile import profile_op
-from kerneltrials.verifier.worker._run import run_op, time_op
+from kerneltrials.verifier.worker._run import run_op, save_kept_op, time_op
 
 HANDLERS: dict[str, Handler] = {
     wire.LoadTask.op: Handler(wire.LoadTask, load_task_op),
@@ -32,6 +32,7 @@ HANDLERS: dict[str, Handler] = {
     wire.PoolReference.op: Handler(wire.PoolReference, pool_reference_op),
     wire.FreshReference.op: Handler(wire.FreshReference, fresh_reference_op),
     wire.Run.op: Handler(wire.Run, run_op),
+    wire.SaveKept.op: Handler(wire.SaveKept, save_kept_op),
     wire.Time.op: Handler(wire.Time, time_op),
     wire.Grad.op: Handler(wire.Grad, grad_op),
     wire.Profile.op: Handler(wire.Profile, profile_op),

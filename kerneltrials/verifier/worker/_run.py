@@ -171,6 +171,7 @@ def run_op(state: WorkerState, request: wire.Run) -> wire.RunReport:
     if state.role != "candidate" or state.tracker is None:
         raise WorkerFault("protocol", "only the candidate worker runs the candidate")
     config = state.configs[request.config]
+    state.kept_run = state.kept_outputs = None  # what earlier requests kept goes first
     # Read in, not mapped: mapped, the docker fork bomb's job (1 GiB) was killed by its
     # memory cgroup's OOM killer (dmesg: 532 MB anonymous + 324 MB of the mapped file) where
     # read in it was not; until that is understood, how a candidate is handed its inputs
@@ -190,13 +191,29 @@ def run_op(state: WorkerState, request: wire.Run) -> wire.RunReport:
             replayed.append(guarded_call(state, config, clone_inputs(inputs), report, poison=index))
             report.replays.append(wire.Replay(index=index, name=report.kernel_names[index],
                                               poisoned=state.tracker.poisoned_elements))
-    torch.save({"outputs": [first, second], "inputs_after": inputs_after,
-                "readdressed": readdressed, "replays": replayed}, request.path)
+    produced = {"outputs": [first, second], "inputs_after": inputs_after,
+                "readdressed": readdressed, "replays": replayed}
+    kept: list[list[wire.Region]] = []
+    if request.keep:  # the parent reads them out of this process, frozen (see Run)
+        state.kept_run = produced
+        items = [first, second, inputs_after, *([readdressed] if readdressed is not None
+                                                else []), *replayed]
+        kept = [output_regions(item) for item in items]
+    else:
+        torch.save(produced, request.path)
     return wire.RunReport(structures=report.structures, integrity=report.integrity,
                           kernel_calls=report.kernel_calls, ops=report.ops,
                           custom_share=report.custom_share, aliases_input=report.aliases_input,
                           replays=report.replays, readdressed=readdressed is not None,
-                          torch_work=report.torch_work)
+                          torch_work=report.torch_work, kept=kept)
+
+
+def save_kept_op(state: WorkerState, request: wire.SaveKept) -> wire.Count:
+    """The last run's kept tensors saved as a run without ``keep`` saves them."""
+    if state.kept_run is None:
+        raise WorkerFault("protocol", "no run kept its tensors")
+    torch.save(state.kept_run, request.path)
+    return wire.Count(count=len(state.kept_run["outputs"]))
 
 
 def _replay_indices(calls: int, seed: int) -> list[int]:
@@ -219,7 +236,7 @@ def time_op(state: WorkerState, request: wire.Time) -> wire.Timed:
     # compares its output, saved after the batch, and drops the batch's times).
     watch = WatchedCalls() if state.role == "candidate" else None
     spot = set(request.spot)
-    state.kept_outputs = None  # the previous batch's outputs go before this one runs
+    state.kept_run = state.kept_outputs = None  # the previous batch's go before this one runs
     kept: dict[int, Any] = dict.fromkeys(range(request.n_calls) if request.keep else spot)
     if state.tracker is not None:
         state.tracker.reset()

@@ -43,6 +43,8 @@ class WorkerState:
     bank: ScaleBank | None = None  # the fresh-input factors, shared by the configurations
     #: The last timed batch's outputs (``Time.keep``): alive while the parent reads them.
     kept_outputs: dict[int, Any] | None = None
+    #: The last guarded run's tensors (``Run.keep``), as its file would hold them.
+    kept_run: dict[str, Any] | None = None
 
 
 def format_exc() -> str:
