@@ -34,8 +34,7 @@ def _own_reads() -> _output_reads.OutputReads:
     return _output_reads.OutputReads(worker=SimpleNamespace(process=process))  # type: ignore[arg-type]
 
 
-def _run_reply(expected: Any, items: list[Any], readdressed: bool = False,
-               replays: int = 0) -> RunReport:
+def _run_reply(items: list[Any], readdressed: bool = False, replays: int = 0) -> RunReport:
     calls = [items[0], items[1], *items[3:]]
     return RunReport(structures=[describe_output(item, "cpu") for item in calls], integrity=[],
                      kernel_calls=[1] * len(calls), ops=[], custom_share=None,
@@ -51,7 +50,7 @@ def test_a_run_is_read_whole_into_the_parents_own_memory() -> None:
                                                               torch.full((7,), float("nan")))
     items = [first, second, [inputs[0] * 3], readdressed, replay]
     reads = _own_reads()
-    produced = _kept_run.read_kept_run(reads, _run_reply(expected, items, True, 1), expected, inputs)
+    produced = _kept_run.read_kept_run(reads, _run_reply(items, True, 1), expected, inputs)
     assert produced is not None and reads.runs_read == 1
     pairs = [(produced["outputs"][0], first), (produced["outputs"][1], second),
              (produced["inputs_after"], items[2]), (produced["readdressed"], readdressed),
@@ -69,7 +68,7 @@ def test_a_run_is_read_whole_into_the_parents_own_memory() -> None:
 def test_another_structure_or_no_privilege_goes_the_old_way() -> None:
     expected, inputs = torch.randn(4, 4), [torch.randn(4, 4)]
     good = [expected + 1, expected + 1, [inputs[0]]]
-    assert _kept_run.read_kept_run(_own_reads(), _run_reply(expected, good), expected, inputs)
+    assert _kept_run.read_kept_run(_own_reads(), _run_reply(good), expected, inputs)
     others = {
         "another dtype": [expected.double(), expected, [inputs[0]]],
         "another shape": [expected.reshape(2, 8), expected, [inputs[0]]],
@@ -77,14 +76,14 @@ def test_another_structure_or_no_privilege_goes_the_old_way() -> None:
     }
     for what, items in others.items():
         reads = _own_reads()
-        assert _kept_run.read_kept_run(reads, _run_reply(expected, items), expected, inputs) is None, what
+        assert _kept_run.read_kept_run(reads, _run_reply(items), expected, inputs) is None, what
         assert reads.runs_read == 0
     # A non-tensor leaf in what the parent expects: only the file keeps it as it was.
-    assert _kept_run.read_kept_run(_own_reads(), _run_reply(expected, good), expected,
+    assert _kept_run.read_kept_run(_own_reads(), _run_reply(good), expected,
                                    [inputs[0], 3]) is None
     # Memory that is not there (an address no mapping holds) is no answer either.
-    lying = replace(_run_reply(expected, good), kept=[
-        [replace(output_regions(expected)[0], address=8)], *_run_reply(expected, good).kept[1:]])
+    lying = replace(_run_reply(good), kept=[
+        [replace(output_regions(expected)[0], address=8)], *_run_reply(good).kept[1:]])
     assert _kept_run.read_kept_run(_own_reads(), lying, expected, inputs) is None
     # Strides that span more than any output may: refused before a byte is allocated.
     huge = Region(address=expected.data_ptr(), dtype="torch.float32", shape=[4, 4],
@@ -93,17 +92,17 @@ def test_another_structure_or_no_privilege_goes_the_old_way() -> None:
         _own_reads().read_whole(huge, expected)
     unprivileged = _own_reads()
     unprivileged.unavailable = "EPERM"
-    assert _kept_run.read_kept_run(unprivileged, _run_reply(expected, good), expected, inputs) is None
+    assert _kept_run.read_kept_run(unprivileged, _run_reply(good), expected, inputs) is None
 
 
 def test_the_next_run_reuses_the_buffers_of_the_last() -> None:
     expected, inputs = torch.randn(64, 64), [torch.randn(64, 64)]
     reads = _own_reads()
-    first = _kept_run.read_kept_run(reads, _run_reply(expected, [expected, expected, [inputs[0]]]),
+    first = _kept_run.read_kept_run(reads, _run_reply([expected, expected, [inputs[0]]]),
                                     expected, inputs)
     assert first is not None
     address = first["outputs"][0].data_ptr()
-    second = _kept_run.read_kept_run(reads, _run_reply(expected, [inputs[0], expected, [expected]]),
+    second = _kept_run.read_kept_run(reads, _run_reply([inputs[0], expected, [expected]]),
                                      expected, inputs)
     assert second is not None and second["outputs"][0].data_ptr() == address
     assert torch.equal(second["outputs"][0], inputs[0])
@@ -124,7 +123,7 @@ def test_a_read_that_hangs_is_the_candidates_rejection(monkeypatch: pytest.Monke
     monkeypatch.setattr(_output_reads, "READ_WATCHDOG_S", 0.2)
     expected, inputs = torch.randn(4), [torch.randn(4)]
     with pytest.raises(Outcome, match="integrity:run_output_unreadable"):
-        _kept_run.read_kept_run(reads, _run_reply(expected, [expected, expected, [inputs[0]]]),
+        _kept_run.read_kept_run(reads, _run_reply([expected, expected, [inputs[0]]]),
                                 expected, inputs)
 
 

@@ -44,6 +44,7 @@ class FakeJob:
 def stage(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> Any:
     monkeypatch.setattr(_stages, "judge_run_reply", lambda *args: None)
     monkeypatch.setattr(_stages, "judge_outputs", lambda *args: None)
+    monkeypatch.setattr(_stages, "load_trusted", lambda path: None)  # what judge_outputs reads
     session = SimpleNamespace(
         options=CheckOptions(), task=SimpleNamespace(path="task.py"), hidden_seed=1,
         reference_work={}, inputs_path=lambda config, seed: str(tmp_path / f"in-{seed}"),

@@ -23,7 +23,7 @@ from kerneltrials.verifier.harness._compare import (
     paired_blocks,
 )
 from kerneltrials.verifier.harness._sanitize import sanitize_candidate_text
-from kerneltrials.verifier.harness._session import Outcome, Session, load_trusted
+from kerneltrials.verifier.harness._session import Outcome, Session
 from kerneltrials.verifier.harness._work_share import (
     MIN_OWN_SHARE,
     MalformedWork,
@@ -116,10 +116,11 @@ def judge_run_reply(session: Session, config: ShapeConfig, reply: wire.RunReport
 
 
 def judge_outputs(session: Session, config: ShapeConfig, reply: wire.RunReport,
-                  paths: dict[str, str], result: ConfigResult,
-                  produced: dict[str, Any] | None = None) -> None:
-    """Correctness of the first call, then repeats, mutation, re-addressing and replays,
-    on the run's tensors: ``produced`` (read out of the frozen worker), else its file."""
+                  paths: dict[str, str], result: ConfigResult, expected: Any,
+                  inputs: list[Any], produced: dict[str, Any] | None = None) -> None:
+    """Correctness of the first call against the reference's ``expected``, then repeats,
+    mutation of ``inputs``, re-addressing and replays, on the run's tensors: ``produced``
+    (read out of the frozen worker), else its file."""
     try:
         if produced is None:
             produced = candidate_tensors(session, paths["outputs"], config.name)
@@ -129,7 +130,6 @@ def judge_outputs(session: Session, config: ShapeConfig, reply: wire.RunReport,
     except Exception as error:  # the candidate controls that file: unreadable is its failure
         raise Outcome(Status.INCORRECT, f"correctness:unreadable_outputs:"
                       f"{sanitize_candidate_text(str(error), 300)}") from error
-    expected = load_trusted(paths["reference"])
     atol, rtol = session.task.tolerance()
     first = compare_outputs(expected, outputs[0], atol, rtol)
     reasons = list(first.reasons)
@@ -138,7 +138,6 @@ def judge_outputs(session: Session, config: ShapeConfig, reply: wire.RunReport,
     if first.passed and len(outputs) > 1 and not identical(outputs[0], outputs[1]):
         again = compare_outputs(outputs[0], outputs[1], atol, rtol)
         reasons += [f"correctness:repeat_mismatch ({r.split(':', 1)[-1]})" for r in again.reasons]
-    inputs = load_trusted(paths["inputs"])
     reasons += [f"correctness:input_mutated[{i}]" for i in find_mutated_inputs(inputs, inputs_after)]
     _note_nonnegative_inputs(session, inputs)
     if reasons:

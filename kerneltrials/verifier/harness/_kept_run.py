@@ -14,8 +14,8 @@ shapes and dtypes of the reference's output and of the inputs. Anything else, or
 without the privilege to read, goes the old way: the worker saves what it kept
 (``SaveKept``) and the parent loads that file. So the verdict is the one the file would
 have given. The tensors read live in buffers the next run's reads reuse, so a run's are
-judged before the next run is read. A read that hangs (memory only the job's own frozen threads could serve) is
-stopped by the watchdog that guards the timed reads.
+judged before the next run is read. A read that hangs (memory only the job's own frozen
+threads could serve) is stopped by the watchdog that guards the timed reads.
 """
 
 from __future__ import annotations

@@ -315,17 +315,17 @@ def _check_one_seed(session: Session, reference: WorkerJob, candidate: WorkerJob
     except MalformedWork as error:  # the reference worker runs trusted code only
         raise reference_failure(ForgedReply(f"work record: {error}"), session.task.path) from error
     judge_run_reply(session, config, reply)
+    expected, inputs = load_trusted(paths["reference"]), load_trusted(paths["inputs"])
     produced = None
     if reads is not None and keep:
-        produced = read_kept_run(reads, reply, load_trusted(paths["reference"]),
-                                 load_trusted(paths["inputs"]))
+        produced = read_kept_run(reads, reply, expected, inputs)
         session.isolation["timed_output_reads"] = reads.summary()
         if produced is None:  # the old way: the worker saves what it kept
             try:
                 candidate.request(wire.SaveKept(path=paths["outputs"]), timeout)
             except (WorkerFailed, JobDied, ForgedReply) as error:
                 raise candidate_failure(error, f"run[{config.name}]") from error
-    judge_outputs(session, config, reply, paths, result, produced)
+    judge_outputs(session, config, reply, paths, result, expected, inputs, produced)
     session.discard(paths["reference"], paths["outputs"])
     if not keep_inputs:
         session.discard(paths["inputs"])
