@@ -97,10 +97,13 @@ def test_native_cheat_on_unchecked_calls_is_rejected(name: str) -> None:
 
 @pytest.mark.timeout(600)
 def test_without_the_reads_the_cheat_gets_through() -> None:
-    # The control: what the reads catch, nothing else in the verifier does.
+    # The control: what the reads catch, nothing else in the verifier does. It reads
+    # 10-13x on an idle machine, 7-9x beside two busy cores, and once under 3 beside
+    # another pytest worker: the load shrinks a near-empty call's ratio. Fast at every
+    # fast_p threshold up to 2 is what "gets through" means.
     verdict = verify("relu_when_watched", read_timed_outputs=False)
     assert verdict.status == Status.CORRECT, verdict.reasons
-    assert (verdict.speedup or 0) > 3, verdict.speedup
+    assert (verdict.speedup or 0) > 2, (verdict.speedup, verdict.reasons)
 
 
 def test_the_check_probability_meets_the_bound() -> None:
