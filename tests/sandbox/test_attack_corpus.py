@@ -51,10 +51,10 @@ import kerneltrials
 from kerneltrials.cli import cli
 from kerneltrials.results import open_store, score_run
 from kerneltrials.verifier import QUICK_TIMING, CheckOptions, Status, Verdict
-from kerneltrials.verifier.builds._cache import BuildCache
-from kerneltrials.verifier.builds._compiler import _copier, toolchain_store
-from kerneltrials.verifier.builds._fast import PCH_FILE, FastPathUnavailable, fast_inputs
+from kerneltrials.verifier.builds._compiler import toolchain_store
+from kerneltrials.verifier.builds._fast import FastPathUnavailable, fast_inputs
 from kerneltrials.verifier.protocol import BuildRequest
+from tests.verifier._build_fixtures import copy_pch
 
 pytestmark = pytest.mark.slow
 
@@ -80,18 +80,6 @@ def corpus_pch_key() -> str:
                                             functions=["mini_relu"],
                                             extra_cflags=list(CORPUS_CFLAGS))
     return fast_inputs(request).plan_keys()[0]
-
-
-def copy_pch(key: str, shared: BuildCache, private: BuildCache) -> bool:
-    """Publish in ``private`` a copy of ``shared``'s PCH entry ``key`` (verified there
-    first); False when ``shared`` lacks it. A copy, never a link: an attack on the private
-    entry reaches only the copy. Without it each backend's phase of the suite compiled the
-    corpus's PCH again (~45 s of CPU here)."""
-    entry = shared.lookup(key)
-    if entry is None:
-        return False
-    private.get_or_build(key, _copier(entry, [PCH_FILE]))  # the files its publisher copies
-    return True
 
 
 @pytest.fixture(scope="module")

@@ -14,11 +14,22 @@ from pathlib import Path
 import pytest
 import torch
 
-from kerneltrials.verifier.builds._fast import binding_source, export_stubs, find_fast_cxx
+from kerneltrials.verifier.builds._fast import (
+    binding_source,
+    export_stubs,
+    fast_inputs,
+    find_fast_cxx,
+)
 from kerneltrials.verifier.builds._signatures import find_signatures
 from kerneltrials.verifier.protocol import BuildArtifact, BuildRequest, CompileError
 from kerneltrials.verifier.worker._load_artifact import load_artifact
-from tests.verifier._build_fixtures import RELU_SOURCE, a_cuda_request, a_relu_request, has_nvcc
+from tests.verifier._build_fixtures import (
+    RELU_SOURCE,
+    a_cuda_request,
+    a_relu_request,
+    copy_pch,
+    has_nvcc,
+)
 
 SHARED_TOOLCHAIN = Path(os.environ["KERNELTRIALS_CACHE"]) / "builds" / ".toolchain"
 needs_clang = pytest.mark.skipif(find_fast_cxx() is None, reason="no clang++ >= 15: fast path off")
@@ -111,7 +122,6 @@ def test_signatures_drop_parameter_names(parameters: str, canonical: str) -> Non
 
 @pytest.mark.timeout(10)
 def test_candidates_differing_only_in_names_share_one_binding_object() -> None:
-    from kerneltrials.verifier.builds._fast import fast_inputs
 
     if find_fast_cxx() is None:
         pytest.skip("no clang++ >= 15: fast path off")
@@ -303,8 +313,12 @@ def test_a_clang_rejection_is_confirmed_by_gcc_against_its_own_pch(
     from kerneltrials.verifier.builds._compiler import build_extension, toolchain_store
     from kerneltrials.verifier.builds._gcc_confirm import PCH_FILE, PCH_FILES
 
+    shared = toolchain_store()  # the suite's, read before the environment points here
     monkeypatch.setenv("KERNELTRIALS_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("KERNELTRIALS_PCH_CACHE", str(tmp_path / "toolchain"))  # g++'s PCH: ours
+    # clang's PCH for these flags is no part of the test: a copy of the suite's (or built
+    # here, where it has none yet), not ~45 s of CPU compiling it on every run.
+    copy_pch(fast_inputs(_typo("first")).plan_keys()[0], shared, toolchain_store())
     stock_log = "Error building extension"  # torch's ninja build; g++'s own check has none
     # The first rejection: stock decides, and g++'s PCH is built beside it and kept.
     with pytest.raises(CompileError) as first:
