@@ -122,7 +122,6 @@ def test_signatures_drop_parameter_names(parameters: str, canonical: str) -> Non
 
 @pytest.mark.timeout(10)
 def test_candidates_differing_only_in_names_share_one_binding_object() -> None:
-
     if find_fast_cxx() is None:
         pytest.skip("no clang++ >= 15: fast path off")
 
