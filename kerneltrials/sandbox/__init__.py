@@ -19,6 +19,7 @@ from kerneltrials.sandbox._memory import (
     read_process_memory,
     read_process_memory_into,
     read_process_memory_many,
+    read_process_ranges,
 )
 from kerneltrials.sandbox._registry import (
     SANDBOXES,
@@ -41,6 +42,7 @@ __all__ = [
     "SandboxedProcess",
     "build_job_env",
     "read_process_elements",
+    "read_process_ranges",
     "read_process_memory",
     "read_process_memory_into",
     "read_process_memory_many",

@@ -17,7 +17,7 @@ from __future__ import annotations
 import ctypes
 import errno
 import os
-import struct
+from array import array
 from collections.abc import Sequence
 
 from kerneltrials.sandbox._base import SandboxedProcess
@@ -113,36 +113,68 @@ def read_process_elements(
     job: SandboxedProcess, pid: int, addresses: Sequence[int], itemsize: int
 ) -> bytearray:
     """``itemsize`` bytes at each of ``addresses`` in job process ``pid``, back to back in
-    one ``bytearray``: a gather of scattered elements (a sample of a large output), 1024
-    elements per syscall, with no per-element buffer.
+    one ``bytearray``: a gather of scattered elements (a sample of a large output).
 
     Raises:
         ValueError: an address outside the 64-bit address space.
         ProcessNotInJobError, MemoryReadError: as :func:`read_process_memory`.
     """
-    if itemsize <= 0 or any(not 0 <= address <= _LAST_ADDRESS - itemsize for address in addresses):
-        raise ValueError(f"elements of {itemsize} bytes at addresses outside the address space")
+    if itemsize <= 0:
+        raise ValueError(f"elements of {itemsize} bytes")
+    return read_process_ranges(job, pid, addresses, array("Q", [itemsize]) * len(addresses))
+
+
+def read_process_ranges(
+    job: SandboxedProcess, pid: int, addresses: Sequence[int], lengths: Sequence[int]
+) -> bytearray:
+    """The ranges of ``lengths[i]`` bytes at ``addresses[i]`` in job process ``pid``, back
+    to back in one ``bytearray``, 1024 ranges per syscall, with no per-range buffer. The
+    remote ranges are built in a machine-word array, not range by range in Python: a
+    sample's 2048 elements cost the parent 1.8 ms per read call that way.
+
+    Raises:
+        ValueError: a range outside the 64-bit address space, or longer than one call reads.
+        ProcessNotInJobError, MemoryReadError: as :func:`read_process_memory`.
+    """
+    try:  # a negative or too large address or length overflows here
+        starts, sizes = array("Q", addresses), array("Q", lengths)
+    except OverflowError:
+        raise ValueError("ranges outside the address space") from None
+    if len(starts) != len(sizes):
+        raise ValueError(f"{len(starts)} addresses for {len(sizes)} lengths")
+    # No range can pass the top: each is at most a read long, none starts within one of it.
+    if sizes and (max(sizes) > _CHUNK_BYTES or min(sizes) == 0
+                  or max(starts) > _LAST_ADDRESS - _CHUNK_BYTES):
+        raise ValueError("ranges outside the address space, empty or longer than a read")
     _check_member(job, pid)
-    gathered = bytearray(len(addresses) * itemsize)
+    gathered = bytearray(sum(sizes))
     if gathered:
         base = ctypes.addressof(ctypes.c_char.from_buffer(gathered))
-    for start in range(0, len(addresses), _IOV_MAX):
-        chunk = addresses[start : start + _IOV_MAX]
-        count = len(chunk)
-        words = [itemsize] * (2 * count)
-        words[0::2] = chunk
-        remote = (_IoVec * count)()
-        struct.pack_into(f"{2 * count}Q", remote, 0, *words)  # iov_base, iov_len pairs
-        local = _IoVec(base + start * itemsize, count * itemsize)
-        done = _readv(pid, ctypes.byref(local), 1, remote, count, 0)
+    offset, start = 0, 0
+    while start < len(starts):
+        count = min(_IOV_MAX, len(starts) - start)  # ranges per call, at most a read's bytes
+        size = sum(sizes[start : start + count])
+        while size > _CHUNK_BYTES:
+            count -= 1
+            size -= sizes[start + count]
+        remote = array("Q", bytes(16 * count))  # iov_base, iov_len pairs
+        remote[0::2] = starts[start : start + count]
+        remote[1::2] = sizes[start : start + count]
+        iovecs = ctypes.cast(remote.buffer_info()[0], ctypes.POINTER(_IoVec))
+        local = _IoVec(base + offset, size)
+        done = _readv(pid, ctypes.byref(local), 1, iovecs, count, 0)
         if done < 0:
             code = ctypes.get_errno()
-            raise MemoryReadError(_explain(pid, code, chunk[0]), errno=code)
-        if done != count * itemsize:
+            raise MemoryReadError(_explain(pid, code, starts[start]), errno=code)
+        if done != size:
+            failed = _first_unread([(starts[i], 0, sizes[i]) for i in range(start, start + count)],
+                                   done)
             raise MemoryReadError(
-                f"short read from pid {pid}: the element at {chunk[done // itemsize]:#x} is "
-                "not mapped and readable in the job's process"
+                f"short read from pid {pid}: the range at {failed:#x} is not mapped and "
+                "readable in the job's process"
             )
+        offset += size
+        start += count
     _check_member(job, pid)
     return gathered
 

@@ -299,6 +299,15 @@ def test_parent_reads_the_frozen_workers_memory_exactly(run_job, token) -> None:
         job.kill()
 
 
+def test_an_element_gather_refuses_addresses_no_process_has_before_any_syscall() -> None:
+    # Checked before the job is looked at (None here): no read is tried at all.
+    for addresses in ([-8], [2**64 - 2], [2**64], [0x1000, -1]):
+        with pytest.raises(ValueError, match="address space"):
+            read_process_elements(None, 1, addresses, 4)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="bytes"):
+        read_process_elements(None, 1, [0x1000], 0)  # type: ignore[arg-type]
+
+
 def test_reading_a_process_outside_the_job_is_refused(run_job, token) -> None:
     job = start_python(run_job, SPIN_PY, token)
     secret = bytearray(b"the harness's own memory")

@@ -29,6 +29,7 @@ import pytest
 import torch
 
 import kerneltrials
+from kerneltrials.sandbox import MemoryReadError
 from kerneltrials.verifier import QUICK_TIMING, CheckOptions, Status, Verdict
 from kerneltrials.verifier.harness._compare import Comparison, compare_tensor
 from kerneltrials.verifier.harness._output_reads import (
@@ -137,10 +138,10 @@ def test_a_sample_is_judged_against_the_whole_outputs_scale() -> None:
     # An honest output with one large element: off by 1e-5 everywhere, well within the
     # tolerance normalised by the whole output's largest magnitude, but not by a sample's.
     reference = torch.full((10_000,), 1e-3)
-    reference[1234] = 10.0
-    record = sampled_output((reference,), seed=1, call=0)[0]
     positions = sample_positions(1, 0, 0, reference.numel())
-    assert 1234 not in positions
+    unsampled = min(set(range(reference.numel())) - set(positions))
+    reference[unsampled] = 10.0
+    record = sampled_output((reference,), seed=1, call=0)[0]
     assert record["scale"] == 10.0 and record["shape"] == [10_000]
     assert torch.equal(record["values"], reference[positions])
     honest = record["values"] + 1e-5
@@ -163,6 +164,71 @@ def test_an_output_said_to_be_off_the_host_is_unreadable_not_skipped() -> None:
     beyond = replace(region, device="cpu", address=2**64 - 8)
     with pytest.raises(UnreadableOutput, match="address space"):
         _read_sample(SimpleNamespace(process=None), 1, beyond, [0, 3])  # type: ignore[arg-type]
+
+
+def _own_region(tensor: torch.Tensor) -> Region:
+    return Region(address=tensor.data_ptr(), dtype=str(tensor.dtype), shape=list(tensor.shape),
+                  strides=list(tensor.stride()), device="cpu")
+
+
+@pytest.mark.parametrize("numel", [300_000, 4_000_000])
+def test_a_sample_read_in_merged_ranges_is_the_elements_read_alone(numel, monkeypatch) -> None:
+    # This process reads itself (always allowed): a small output's sample is read as a
+    # few ranges that cover nearby elements, a large one's element by element; either
+    # way the values are the tensor's own at the sampled positions, in their order, also
+    # through a transposed view (addresses not in the positions' order) and for 2-byte items.
+    import os
+
+    from kerneltrials.verifier.harness import _output_reads
+
+    me = SimpleNamespace(process=SimpleNamespace(pids=lambda: [os.getpid()]))
+    merged_calls = []
+    real = _output_reads.read_process_ranges
+    monkeypatch.setattr(_output_reads, "read_process_ranges",
+                        lambda *args: merged_calls.append(len(args[2])) or real(*args))
+    side = int(math.sqrt(numel))
+    for index, tensor in enumerate((torch.randn(numel), torch.randn(side, side).t(),
+                                    torch.randn(numel).to(torch.bfloat16))):
+        positions = sample_positions(3, 1, 0, tensor.numel())
+        values = _read_sample(me, os.getpid(), _own_region(tensor), positions)  # type: ignore[arg-type]
+        assert torch.equal(values, tensor.reshape(-1)[positions])
+        if index == 0 and numel < 1_000_000:  # 1.2 MB: a few hundred ranges
+            assert merged_calls and merged_calls[-1] < SAMPLED_ELEMENTS // 2
+        if index == 0 and numel > 1_000_000:  # 16 MB: nearly a page per element, no merge
+            assert not merged_calls
+
+
+def test_a_merged_read_over_a_hole_falls_back_to_the_elements(monkeypatch) -> None:
+    # Elements on both sides of a page that cannot be read are more than a page apart, so
+    # no range spans the page and they read as they are; an element in the page fails
+    # the range that holds it, and the elements alone then decide: not mapped.
+    import ctypes
+    import mmap
+    import os
+
+    from kerneltrials.verifier.harness import _output_reads
+
+    ranges_read: list[list[int]] = []
+    real = _output_reads.read_process_ranges
+    monkeypatch.setattr(_output_reads, "read_process_ranges",
+                        lambda *args: ranges_read.append(list(args[2])) or real(*args))
+    me = SimpleNamespace(process=SimpleNamespace(pids=lambda: [os.getpid()]))
+    pages = mmap.mmap(-1, 3 * mmap.PAGESIZE)
+    tensor = torch.frombuffer(pages, dtype=torch.float32)
+    tensor.copy_(torch.arange(tensor.numel(), dtype=torch.float32))
+    libc = ctypes.CDLL(None, use_errno=True)
+    middle = tensor.data_ptr() + mmap.PAGESIZE
+    assert libc.mprotect(ctypes.c_void_p(middle), mmap.PAGESIZE, 0) == 0  # PROT_NONE
+    per_page = mmap.PAGESIZE // 4
+    positions = [per_page - 2, per_page - 1, 2 * per_page, 2 * per_page + 1]
+    values = _read_sample(me, os.getpid(), _own_region(tensor), positions)  # type: ignore[arg-type]
+    assert values.tolist() == [float(p) for p in positions]
+    assert ranges_read == [[tensor.data_ptr() + 4 * p for p in (per_page - 2, 2 * per_page)]]
+    with pytest.raises(MemoryReadError, match="not mapped"):  # the element in the hole
+        _read_sample(me, os.getpid(), _own_region(tensor), [0, per_page])  # type: ignore[arg-type]
+    assert ranges_read[-1] == [tensor.data_ptr()]  # one range over both, which failed
+    libc.mprotect(ctypes.c_void_p(middle), mmap.PAGESIZE, 3)
+    del tensor
 
 
 @pytest.mark.timeout(600)

@@ -40,7 +40,12 @@ from typing import Any
 
 import torch
 
-from kerneltrials.sandbox import MemoryReadError, read_process_elements, read_process_memory_into
+from kerneltrials.sandbox import (
+    MemoryReadError,
+    read_process_elements,
+    read_process_memory_into,
+    read_process_ranges,
+)
 from kerneltrials.verifier import protocol as wire
 from kerneltrials.verifier._options import CheckOptions
 from kerneltrials.verifier.harness._compare import Comparison, compare_tensor
@@ -56,6 +61,10 @@ WRONG_ELEMENT_SHARE = 0.005
 READ_WATCHDOG_S = 20.0
 #: An output larger than this is not read (it could not fit the parent's memory twice).
 MAX_OUTPUT_BYTES = 4 * 1024**3
+#: Sampled elements nearer than this share one read range (``_read_merged``): copying a page
+#: costs less than the kernel's pinning of one more range. At most a page (Linux pages are
+#: 4 KiB or more), so every page a range touches holds a sampled element.
+MERGE_GAP_BYTES = 4096
 _PRIVILEGE = (errno.EPERM, errno.EACCES)
 
 
@@ -219,18 +228,62 @@ def _read_sample(worker: WorkerJob, pid: int, region: wire.Region,
     if not positions:
         return torch.empty(0, dtype=dtype)
     itemsize = torch.empty((), dtype=dtype).element_size()
-    _span_bytes(shape, strides, itemsize)
+    span = _span_bytes(shape, strides, itemsize)
+    if not 0 <= region.address < (1 << 63) - span:  # no process has memory up there
+        raise UnreadableOutput(f"an output said to lie at {region.address:#x}, outside the "
+                               "address space a process may use")
     remaining = torch.tensor(positions, dtype=torch.long)
     offsets = torch.zeros_like(remaining)
     for size, stride in zip(reversed(shape), reversed(strides), strict=True):
         offsets += (remaining % size) * stride
         remaining //= size
-    addresses = [region.address + offset * itemsize for offset in offsets.tolist()]
+    # In int64 without overflow: the span is bounded, and the address below 2^63 less it.
+    addresses = offsets * itemsize + region.address
     try:
-        gathered = read_process_elements(worker.process, pid, addresses, itemsize)
+        # n positions drawn over s bytes leave about n·exp(−n·gap/s) gaps wider than the
+        # merge gap: over half of them for s above n·gap/ln 2, where merging gains nothing.
+        if span < 2 * len(positions) * MERGE_GAP_BYTES:
+            merged = _read_merged(worker, pid, addresses, itemsize, dtype)
+            if merged is not None:
+                return merged
+        gathered = read_process_elements(worker.process, pid, addresses.tolist(), itemsize)
     except ValueError as error:
         raise UnreadableOutput(str(error)) from None
     return torch.frombuffer(gathered, dtype=dtype)
+
+
+def _read_merged(worker: WorkerJob, pid: int, addresses: torch.Tensor, itemsize: int,
+                 dtype: torch.dtype) -> torch.Tensor | None:
+    """The elements at ``addresses``, read as the few ranges that cover them: elements
+    less than ``MERGE_GAP_BYTES`` apart share one range. The kernel pins pages per remote
+    range, so a sample of 2048 elements over 4 MB costs 0.68 ms as 280 ranges against
+    1.18 ms as 2048 (``bench/output_reads.py``).
+    None when a range is not all readable, which only an unreadable sampled element can
+    make it (see ``MERGE_GAP_BYTES``): the caller reads the elements alone and decides on
+    them, with the error an element's read gives."""
+    ordered, order = torch.sort(addresses)
+    starts_new = torch.ones_like(ordered, dtype=torch.bool)
+    starts_new[1:] = ordered[1:] - ordered[:-1] > MERGE_GAP_BYTES
+    if int(starts_new.sum()) * 2 > len(ordered):
+        return None  # hardly anything shared: one element per range, as the gather reads
+    range_of = torch.cumsum(starts_new, 0) - 1
+    starts = ordered[starts_new]
+    ends = torch.zeros_like(starts).scatter_reduce_(0, range_of, ordered + itemsize, "amax",
+                                                    include_self=False)
+    lengths = ends - starts
+    before = torch.cumsum(lengths, 0) - lengths  # each range's place in the buffer
+    try:
+        raw = read_process_ranges(worker.process, pid, starts.tolist(), lengths.tolist())
+    except MemoryReadError as error:
+        if error.errno in _PRIVILEGE:
+            raise
+        return None
+    # Every address is the region's plus a multiple of the item size, and so is each range's
+    # start: the buffer is an array of the dtype, whatever lies between the elements.
+    index = (before[range_of] + ordered - starts[range_of]) // itemsize
+    values = torch.empty(len(ordered), dtype=dtype)
+    values[order] = torch.frombuffer(raw, dtype=dtype)[index]
+    return values
 
 
 def wrong_read_calls(reads: OutputReads, reply: wire.Timed, drawn: list[int],
