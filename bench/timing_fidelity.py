@@ -15,7 +15,12 @@ the speedup over eager and the candidate's medians, then:
 - **repeatability**: max/min of one candidate's speedups over its verdicts (goal: within
   5%, i.e. at most 1.05);
 - **in-process ratio**: the same two calls timed by a plain loop in this process on the
-  same inputs, what the kernels' own ratio is on this machine.
+  same inputs, what the kernels' own ratio is on this machine;
+- with shared baselines, **beside live eager**: the repeatability the speedups would have
+  if each verdict divided by the median of the few eager batches it times beside its
+  candidate (``recheck_median``; the run's first verdict: the baseline it timed) instead
+  of the run's one stored baseline. Where the machine's drift is common to both sides,
+  this is the steadier figure; where the eager batches' own noise dominates, it is not.
 
 Nothing is asserted (these machines are shared and noisy); run it on an idle machine.
 
@@ -119,6 +124,16 @@ def candidate_medians(verdict: Any) -> list[float]:
     return [config.times_ms["candidate"].median for config in verdict.configs]
 
 
+def live_eager_speedup(verdict: Any) -> float:
+    """The speedup over the eager median this verdict timed itself (see the docstring)."""
+    ratios = []
+    for config in verdict.configs:
+        eager = config.times_ms["eager"]
+        live = eager.recheck_median if eager.recheck_median is not None else eager.median
+        ratios.append(live / config.times_ms["candidate"].median)
+    return geomean(ratios)
+
+
 def in_process_ratio(rounds: int, calls: int = 40) -> float:
     """The 2x kernel's time over the 1x kernel's, by a plain loop here: the library the
     verdicts loaded (one build serves both: the C++ source is the same)."""
@@ -182,6 +197,11 @@ def main() -> None:
         values = [v.speedup for v in runs]
         print(f"repeatability {factor}x: speedups {' '.join(f'{s:.3f}' for s in values)}, "
               f"max/min {max(values) / min(values):.3f} (goal <= 1.05)")
+    if args.baselines == "shared":
+        for factor, runs in verdicts.items():
+            values = [live_eager_speedup(v) for v in runs]
+            print(f"beside live eager {factor}x: speedups {' '.join(f'{s:.3f}' for s in values)}, "
+                  f"max/min {max(values) / min(values):.3f}")
     print(f"in-process ratio (plain loop, 2x / 1x): {in_process_ratio(args.rounds):.3f}")
 
 
