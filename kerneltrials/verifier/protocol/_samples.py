@@ -26,9 +26,9 @@ def sample_positions(seed: int, call: int, leaf: int, numel: int) -> list[int]:
     drawn uniformly (with replacement), sorted so the reads walk memory forward.
 
     One 64-bit word per position, all drawn in one call and reduced modulo ``numel`` (a
-    bias below numel / 2^64, nothing at any output's size): drawn one ``choices`` element
-    at a time, the positions cost the parent and the reference worker 0.7 ms per read
-    call, a second per verdict of a small elementwise op."""
+    bias below numel / 2^64, nothing at any output's size): 0.17 ms per read call against
+    0.25 drawn one ``choices`` element at a time (``bench/output_reads.py``), in the
+    parent and the reference worker alike."""
     if numel <= SAMPLED_ELEMENTS:
         return list(range(numel))
     draw = random.Random(f"{seed}/{call}/{leaf}")  # a string seed is hashed whole
