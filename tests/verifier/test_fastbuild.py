@@ -19,6 +19,7 @@ from kerneltrials.verifier.builds._fast import (
     export_stubs,
     fast_inputs,
     find_fast_cxx,
+    pch_cflags,
 )
 from kerneltrials.verifier.builds._signatures import find_signatures
 from kerneltrials.verifier.protocol import BuildArtifact, BuildRequest, CompileError
@@ -136,6 +137,58 @@ def test_candidates_differing_only_in_names_share_one_binding_object() -> None:
     assert binding_key("torch::Tensor act(const torch::Tensor& input) { return input; }",
                        {"act": ""}) != first
     assert binding_key("torch::Tensor f(torch::Tensor x, double s) { return x; }", {"f": ""}) != first
+
+
+def _relu_with(flags: list[str], variant: str = "") -> BuildRequest:
+    text = RELU_SOURCE + (f"\n// variant {variant}\n" if variant else "")
+    return BuildRequest.from_load_inline("cpu", "relu_ext", [text], functions=["relu_forward"],
+                                         extra_cflags=flags)
+
+
+@pytest.mark.timeout(30)
+def test_optimisation_levels_that_read_the_header_alike_share_a_pch_and_binding() -> None:
+    if find_fast_cxx() is None:
+        pytest.skip("no clang++ >= 15: fast path off")
+    assert pch_cflags(["-std=c++20", "-O3", "-fopenmp", "-O1", "-O"]) == [
+        "-std=c++20", "-O2", "-fopenmp", "-O2", "-O2"]
+    keys = {tuple(flags): fast_inputs(_relu_with(flags)).plan_keys()
+            for flags in (["-O1"], ["-O2"], ["-O3"], ["-O3", "-fopenmp"], ["-O2", "-fopenmp"],
+                          [], ["-O0"], ["-Os"], ["-Ofast"], ["-O3", "-O0"], ["-O3", "-march=native"])}
+    assert keys[("-O1",)] == keys[("-O2",)] == keys[("-O3",)]
+    assert keys[("-O3", "-fopenmp")] == keys[("-O2", "-fopenmp")] != keys[("-O2",)]
+    # What clang reads the header differently after: no __OPTIMIZE__, __OPTIMIZE_SIZE__,
+    # fast-math, another target; the last -O still decides.
+    others = [keys[flags] for flags in [(), ("-O0",), ("-Os",), ("-Ofast",), ("-O3", "-march=native")]]
+    assert len({keys[("-O2",)], *others}) == 6
+    assert keys[("-O3", "-O0")] != keys[("-O2",)]
+
+
+@pytest.mark.slow
+@needs_clang
+@pytest.mark.timeout(900)
+def test_an_O3_candidate_after_an_O2_one_compiles_only_its_own_unit_and_at_O3(
+        isolated_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from kerneltrials.verifier.builds import _fast
+    from kerneltrials.verifier.builds._compiler import build_extension
+
+    first = build_extension(_relu_with(["-O2"], "o2-then-o3"))  # its PCH and binding: shared
+    commands: list[list[str]] = []
+    run_tool = _fast.run_tool
+
+    def recorded(command: list[str], cwd: Path) -> str:
+        commands.append(command)
+        return run_tool(command, cwd)
+
+    monkeypatch.setattr(_fast, "run_tool", recorded)
+    second = build_extension(_relu_with(["-O3"], "o2-then-o3"))
+    assert first.details["path"] == second.details["path"] == "fast", second.details
+    compiled = [c[c.index("-c") + 1] for c in commands if "-c" in c]
+    assert compiled == ["main.cpp"], commands  # no PCH, no binding unit: the -O2 one's
+    (unit,) = [c for c in commands if "-c" in c]
+    assert "-O3" in unit and "-O2" not in unit and "-include-pch" in unit
+    x = torch.randn(1031, generator=torch.Generator().manual_seed(2))
+    assert torch.equal(load_artifact(second).relu_forward(x), _reference(x))
+    assert torch.equal(load_artifact(first).relu_forward(x), _reference(x))
 
 
 @pytest.mark.slow
