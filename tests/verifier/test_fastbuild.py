@@ -167,11 +167,17 @@ def test_optimisation_levels_that_read_the_header_alike_share_a_pch_and_binding(
 @needs_clang
 @pytest.mark.timeout(900)
 def test_an_O3_candidate_after_an_O2_one_compiles_only_its_own_unit_and_at_O3(
-        isolated_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        isolated_cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from kerneltrials.verifier.builds import _fast
-    from kerneltrials.verifier.builds._compiler import build_extension
+    from kerneltrials.verifier.builds._compiler import build_extension, toolchain_store
 
-    first = build_extension(_relu_with(["-O2"], "o2-then-o3"))  # its PCH and binding: shared
+    # A private toolchain store (the suite's may evict the PCH between the two builds),
+    # with a copy of the suite's PCH where it has one; the binding object is built here.
+    shared = toolchain_store()
+    monkeypatch.setenv("KERNELTRIALS_PCH_CACHE", str(tmp_path / "toolchain"))
+    first_request = _relu_with(["-O2"], "o2-then-o3")
+    copy_pch(fast_inputs(first_request).plan_keys()[0], shared, toolchain_store())
+    first = build_extension(first_request)
     commands: list[list[str]] = []
     run_tool = _fast.run_tool
 
