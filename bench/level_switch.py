@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import secrets
 import sys
 import tempfile
@@ -32,30 +31,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.binding_reuse import KERNEL, children_cpu_s  # noqa: E402 - the same ReLU kernel
 from kerneltrials.verifier.builds import _fast  # noqa: E402
 from kerneltrials.verifier.builds._compiler import build_extension  # noqa: E402
 from kerneltrials.verifier.protocol import BuildRequest  # noqa: E402
 
-KERNEL = """
-torch::Tensor relu_forward(torch::Tensor x) {
-    auto values = x.contiguous();
-    auto out = torch::empty_like(values);
-    const float* src = values.data_ptr<float>();
-    float* dst = out.data_ptr<float>();
-    for (int64_t i = 0; i < values.numel(); ++i) dst[i] = src[i] > 0.f ? src[i] : 0.f;
-    return out;
-}
-"""
-
-
-def children_cpu_s() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
 
 def build(level: str) -> tuple[float, float, str]:
     request = BuildRequest.from_load_inline(
-        "cpu", "relu_ext", [KERNEL + f"// {secrets.token_hex(8)}\n"],
+        "cpu", "relu_ext", [KERNEL.format(name="relu_forward", arg="x", token=secrets.token_hex(8))],
         functions=["relu_forward"], extra_cflags=[level])
     cpu, started = children_cpu_s(), time.perf_counter()
     artifact = build_extension(request)
