@@ -114,8 +114,8 @@ def pch_cflags(cflags: Sequence[str]) -> list[str]:
     """The flags the PCH and the binding unit are built with: ``cflags`` with each of
     ``_SAME_PCH_AS_O2`` written ``-O2``, so candidates whose flags differ only there share
     one PCH (~20 s of CPU, 150 MB) and their binding objects. The candidate's own unit is
-    still compiled with its own flags; a level replaced in place keeps "the last -O wins"
-    meaning the same level class for both."""
+    still compiled with its own flags. Each level is replaced where it stands, so the last
+    ``-O`` flag decides for the PCH what it decides for the unit (``-O3 -O0`` stays -O0)."""
     return ["-O2" if flag in _SAME_PCH_AS_O2 else flag for flag in cflags]
 
 
