@@ -35,10 +35,12 @@ torch::Tensor scale_cuda(torch::Tensor x) {
 """
 
 
-def a_relu_request(variant: str = "", source: str = RELU_SOURCE) -> BuildRequest:
+def a_relu_request(variant: str = "", source: str = RELU_SOURCE,
+                   extra_cflags: list[str] | None = None) -> BuildRequest:
     """The tiny CPU kernel; ``variant`` adds a comment, so a new key with no new PCH."""
     text = source + (f"\n// variant {variant}\n" if variant else "")
-    return BuildRequest.from_load_inline("cpu", "relu_ext", [text], functions=["relu_forward"])
+    return BuildRequest.from_load_inline("cpu", "relu_ext", [text], functions=["relu_forward"],
+                                         extra_cflags=extra_cflags)
 
 
 def a_cuda_request() -> BuildRequest:

@@ -139,19 +139,13 @@ def test_candidates_differing_only_in_names_share_one_binding_object() -> None:
     assert binding_key("torch::Tensor f(torch::Tensor x, double s) { return x; }", {"f": ""}) != first
 
 
-def _relu_with(flags: list[str], variant: str = "") -> BuildRequest:
-    text = RELU_SOURCE + (f"\n// variant {variant}\n" if variant else "")
-    return BuildRequest.from_load_inline("cpu", "relu_ext", [text], functions=["relu_forward"],
-                                         extra_cflags=flags)
-
-
 @pytest.mark.timeout(30)
 def test_optimisation_levels_that_read_the_header_alike_share_a_pch_and_binding() -> None:
     if find_fast_cxx() is None:
         pytest.skip("no clang++ >= 15: fast path off")
     assert pch_cflags(["-std=c++20", "-O3", "-fopenmp", "-O1", "-O"]) == [
         "-std=c++20", "-O2", "-fopenmp", "-O2", "-O2"]
-    keys = {tuple(flags): fast_inputs(_relu_with(flags)).plan_keys()
+    keys = {tuple(flags): fast_inputs(a_relu_request(extra_cflags=flags)).plan_keys()
             for flags in (["-O1"], ["-O2"], ["-O3"], ["-O3", "-fopenmp"], ["-O2", "-fopenmp"],
                           [], ["-O0"], ["-Os"], ["-Ofast"], ["-O3", "-O0"], ["-O3", "-march=native"])}
     assert keys[("-O1",)] == keys[("-O2",)] == keys[("-O3",)]
@@ -175,7 +169,7 @@ def test_an_O3_candidate_after_an_O2_one_compiles_only_its_own_unit_and_at_O3(
     # with a copy of the suite's PCH where it has one; the binding object is built here.
     shared = toolchain_store()
     monkeypatch.setenv("KERNELTRIALS_PCH_CACHE", str(tmp_path / "toolchain"))
-    first_request = _relu_with(["-O2"], "o2-then-o3")
+    first_request = a_relu_request("o2-then-o3", extra_cflags=["-O2"])
     copy_pch(fast_inputs(first_request).plan_keys()[0], shared, toolchain_store())
     first = build_extension(first_request)
     commands: list[list[str]] = []
@@ -186,7 +180,7 @@ def test_an_O3_candidate_after_an_O2_one_compiles_only_its_own_unit_and_at_O3(
         return run_tool(command, cwd)
 
     monkeypatch.setattr(_fast, "run_tool", recorded)
-    second = build_extension(_relu_with(["-O3"], "o2-then-o3"))
+    second = build_extension(a_relu_request("o2-then-o3", extra_cflags=["-O3"]))
     assert first.details["path"] == second.details["path"] == "fast", second.details
     compiled = [c[c.index("-c") + 1] for c in commands if "-c" in c]
     assert compiled == ["main.cpp"], commands  # no PCH, no binding unit: the -O2 one's

@@ -5,9 +5,9 @@ The cheats are native code with the source scans off: two try to learn whether a
 call is checked — by reading the timing loop's locals through the CPython API (the spot
 checks the request names), by probing the allocator for glibc's M_PERTURB pattern (on in
 the correctness stage only) — and do no work otherwise; one hands back outputs whose pages
-are computed only when touched. The locals reader gets through as ``correct``, flagged at
-10-20x on an idle machine, when the reads are off, which is what makes it a test of the reads. The other
-probes get no answer: every call of the candidate runs in one mode (issue 19, item 5), so
+are computed only when touched. The locals reader gets through as ``correct`` (flagged at
+10-20x on an idle machine) when the reads are off, which is what makes it a test of the
+reads. The other probes get no answer: every call of the candidate runs in one mode (issue 19, item 5), so
 the allocator probe does no work in a spot-checked call either, and the "is it watched?"
 cheat that asks the dispatcher whether a mode (the policy recorder) is on hears yes in
 every call and does its work every time. One more undoes ``--inputs signed`` by rewriting
@@ -101,10 +101,10 @@ def test_without_the_reads_the_cheat_gets_through() -> None:
     # The control: what the reads catch, nothing else in the verifier does. That the cheat
     # leaves its unchecked outputs undone is shown by the test above (the reads find them
     # wrong); this one shows that without the reads nothing stands in its way: ``correct``
-    # (``suspicious`` above 10x is advisory) and faster than the reference. How much faster is the load's to decide,
-    # not the test's: 10-13x on an idle machine, 7-9x beside two busy cores, 1.8x once in
-    # CI beside another pytest worker (the load shrinks a near-empty call's ratio), so a
-    # bound above 1 would be a timed assertion that fails on a busy machine.
+    # (``suspicious`` above 10x is advisory) and faster than the reference. How much
+    # faster is the load's to decide, not the test's: 10-13x on an idle machine, 7-9x
+    # beside two busy cores, 1.8x once in CI beside another pytest worker (the load
+    # shrinks a near-empty call's ratio), so a higher bound would be a timed assertion.
     verdict = verify("relu_when_watched", read_timed_outputs=False)
     assert verdict.status == Status.CORRECT, verdict.reasons
     assert (verdict.speedup or 0) > 1, (verdict.speedup, verdict.reasons)
