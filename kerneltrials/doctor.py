@@ -35,7 +35,7 @@ def _nvcc_release(nvcc: str) -> str | None:
 
 
 def compiler_findings() -> list[Finding]:
-    from kerneltrials.verifier.builds._fast import find_fast_cxx, find_linker
+    from kerneltrials.verifier.builds._fast import find_fast_cxx, find_linker, find_llvm_opt
 
     version = version_line("c++")
     findings = [Finding("compilers", "c++", version is not None, version or "not found",
@@ -45,6 +45,12 @@ def compiler_findings() -> list[Finding]:
                 "or set KERNELTRIALS_CXX to a clang++ >= 15)")
     findings.append(Finding("compilers", "clang++ (fast builds)", fast is not None,
                             f"{fast} ({version_line(fast)})" if fast else "not found", fast_fix))
+    opt = find_llvm_opt(fast) if fast else None
+    findings.append(Finding(
+        "compilers", "LLVM opt (lean units)", opt is not None,
+        f"{opt} ({version_line(opt)})" if opt else "not found",
+        "" if opt or not fast else "apt-get install llvm-19 (optional: ~2 s off each new "
+        "candidate's build)"))
     linker = find_linker()
     findings.append(Finding("compilers", "fast linker", linker is not None, linker or "not found",
                             "" if linker else "apt-get install lld-19 (optional: ~0.1 s a link)"))

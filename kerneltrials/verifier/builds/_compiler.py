@@ -157,7 +157,7 @@ def plan_compile(request: BuildRequest, key: str, toolchain: BuildCache,
     plan.fast = FastPlan(pch_key, str(pch / PCH_FILE) if pch else None, binding_key,
                          str(binding / BINDING_OBJECT) if binding else None, gcc_key,
                          str(gcc_pch) if gcc_pch else None, gcc_digests, inputs.cxx,
-                         asdict(inputs.flags), str(inputs.header))
+                         asdict(inputs.flags), str(inputs.header), inputs.llvm_opt)
     return plan
 
 

@@ -31,7 +31,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from kerneltrials._toolversion import version_line
+from kerneltrials._toolversion import version_line, version_lines
 from kerneltrials.verifier.builds._cache import BuildCache
 from kerneltrials.verifier.builds._reach import SECTION_FLAGS
 from kerneltrials.verifier.builds._signatures import find_signatures
@@ -43,7 +43,7 @@ from kerneltrials.verifier.protocol._build import BuildRequest
 BINDING_NAME = "kerneltrials_binding"  # TORCH_EXTENSION_NAME in every unit: PCHs stay valid
 PCH_FILE = "extension.h.pch"  # the one file of a PCH entry
 BINDING_OBJECT = "binding.cpp.o"  # the object of a binding entry (beside its source)
-PIPELINE_VERSION = "fast-6"  # bump when the produced library could change
+PIPELINE_VERSION = "fast-7"  # bump when the produced library could change
 MAX_JOBS = 2  # never more than two compilers at once on these machines
 _CLANG_NAMES = ("clang++-19", "clang++-20", "clang++-18", "clang++-17", "clang++-16", "clang++")
 _USING_LINE = re.compile(r"^[ \t]*using\s+(?:namespace\s+)?[\w:]+\s*;", re.MULTILINE)
@@ -78,13 +78,30 @@ def find_linker() -> str | None:
     return None
 
 
+def find_llvm_opt(cxx: str) -> str | None:
+    """LLVM's ``opt`` of the same installation as ``cxx`` (beside the real clang binary,
+    the same major version), or None; ``KERNELTRIALS_LLVM_OPT`` names another (same
+    major) or, as ``none``, turns the unit's dead-code step off (see
+    :func:`unit_commands`)."""
+    chosen = os.environ.get("KERNELTRIALS_LLVM_OPT", "").strip()
+    if chosen == "none":
+        return None
+    path = chosen or str(Path(os.path.realpath(cxx)).parent / "opt")
+    if not os.access(path, os.X_OK):
+        return None
+    clang = re.search(r"clang version (\d+)\.", _version_line(cxx))
+    llvm = re.search(r"LLVM version (\d+)\.", " ".join(version_lines(path) or ()))
+    return path if clang and llvm and clang.group(1) == llvm.group(1) else None
+
+
 def fast_toolchain() -> dict[str, str]:
     """What the fast path adds to the cache key (empty when it is unavailable)."""
     cxx = find_fast_cxx()
     if cxx is None:
         return {}
+    opt = find_llvm_opt(cxx)
     return {"fast_cxx": _version_line(cxx), "linker": find_linker() or "default",
-            "pipeline": PIPELINE_VERSION}
+            "llvm_opt": _version_line(opt) if opt else "none", "pipeline": PIPELINE_VERSION}
 
 
 def _digest(*parts: object) -> str:
@@ -201,6 +218,51 @@ def _compile_command(cxx: str, cflags: list[str], pch: Path | None, source: str,
     return [cxx, *cflags, *include, *(extra or []), "-c", source, "-o", source + ".o"]
 
 
+def optimises(cflags: Sequence[str]) -> bool:
+    """Whether the last ``-O`` flag asks for optimisation (no ``-O`` at all, as stock
+    passes none, is ``-O0``)."""
+    levels = [flag for flag in cflags if flag.startswith("-O")]
+    return bool(levels) and levels[-1] != "-O0"
+
+
+#: What ``opt`` runs on the candidate's unoptimised unit: the passes that delete what
+#: nothing references, before the optimiser spends time on it.
+DEAD_CODE_PASSES = "globalopt,globaldce"
+
+
+def unit_commands(cxx: str, cflags: list[str], pch: Path | None, source: str,
+                  llvm_opt: str | None) -> list[list[str]]:
+    """The commands that compile the candidate's unit ``source`` into ``source.o``: one
+    clang command; or, where ``llvm_opt`` is given and ``cflags`` optimise, the same
+    front end stopped before the optimiser, ``opt`` deleting unreferenced code, and clang
+    optimising and emitting the rest with the same flags.
+
+    Why: every unit that includes torch/extension.h carries ~2,600 inline pybind11
+    functions that only a static array of function pointers references (pybind11's
+    ``function_record_PyType_Slots``); clang's optimiser works on all of them before its
+    late dead-code pass drops them, 2.3 s of a unit's ~7 s. Deleted first, the rest of
+    the pipeline sees only code that can run: on this repository's 50 reference
+    solutions, and at ``-O3 -march=native -ffast-math``, the object's code, relocations
+    and symbols are the same as one clang command's (docs/design/builds.md). At ``-O0``
+    nothing is optimised, so there is little to gain and it stays one command.
+    """
+    flags = [*cflags, *SECTION_FLAGS]
+    if llvm_opt is None or not optimises(cflags):
+        return [_compile_command(cxx, flags, pch, source)]
+    front, lean = f"{source}.bc", f"{source}.lean.bc"
+    return [_compile_command(cxx, flags, pch, source, ["-Xclang", "-disable-llvm-passes",
+                                                       "-emit-llvm"])[:-1] + [front],
+            [llvm_opt, f"-passes={DEAD_CODE_PASSES}", front, "-o", lean],
+            # The preprocessor's flags mean nothing to bitcode: unused, not an error under
+            # a candidate's -Werror.
+            [cxx, *flags, "-Wno-unused-command-line-argument", "-c", lean, "-o", source + ".o"]]
+
+
+def compile_unit(commands: list[list[str]], cwd: Path) -> None:
+    for command in commands:
+        run_tool(command, cwd)
+
+
 def binding_key(cxx: str, cflags: list[str], source: str, header: Path | None = None) -> str:
     """The binding object's store key: compiler, the flags it is built with (its PCH's),
     its text, torch's headers."""
@@ -274,6 +336,7 @@ class FastPlan:
     cxx: str | None = None
     stock_flags: dict[str, list[str]] | None = None
     torch_header: str | None = None
+    llvm_opt: str | None = None  # the unit's dead-code step (unit_commands); None: none
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -289,6 +352,7 @@ class FastInputs:
     signatures: list[tuple[str, str]] | None
     binding: str | None  # the binding unit's text
     header: Path  # torch/extension.h, which the PCH is built from
+    llvm_opt: str | None  # opt for the candidate unit's dead-code step, or None
 
     def plan_keys(self) -> tuple[str, str | None]:
         pch = pch_key(self.cxx, self.cflags, self.header)
@@ -304,18 +368,24 @@ def fast_inputs(request: BuildRequest, plan: FastPlan | None = None) -> FastInpu
     Raises FastPathUnavailable when this request or machine needs the stock build.
     """
     if plan is not None and plan.cxx and plan.stock_flags is not None and plan.torch_header:
-        cxx = plan.cxx
+        cxx, llvm_opt = plan.cxx, plan.llvm_opt
         flags, header = StockFlags(**plan.stock_flags), Path(plan.torch_header)
+        if llvm_opt is not None and not os.access(llvm_opt, os.X_OK):
+            # The parent's key says the unit gets the dead-code step; a job that cannot
+            # run it builds the stock way rather than under a key it does not match.
+            raise FastPathUnavailable(f"the planned {llvm_opt} cannot run here")
     else:
         found = find_fast_cxx()
         if found is None:
             raise FastPathUnavailable("no clang++ >= 15 (install clang-19, or set "
                                       "KERNELTRIALS_CXX)")
         cxx, flags, header = found, stock_flags(request, BINDING_NAME), _torch_extension_header()
+        llvm_opt = find_llvm_opt(cxx)
     names = [name for name, _ in request.functions]
     signatures = find_signatures(list(request.cpp_sources), names) if names else []
     binding = binding_source(request, signatures) if names and signatures else None
-    return FastInputs(cxx, flags, flags.cflags + flags.post_cflags, signatures, binding, header)
+    return FastInputs(cxx, flags, flags.cflags + flags.post_cflags, signatures, binding, header,
+                      llvm_opt)
 
 
 def _toolchain_inputs(inputs: FastInputs, plan: FastPlan,
@@ -374,8 +444,8 @@ def build_fast(request: BuildRequest, module_name: str, out_dir: Path, plan: Fas
         # Longest first: the CUDA units, then the candidate's C++ unit, then the binding.
         cuda = (pool.submit(compile_cuda, request, cxx, cflags, pch, flags, lib, details)
                 if request.cuda_sources else None)
-        main = pool.submit(run_tool, _compile_command(cxx, cflags, pch, "main.cpp",
-                                                      SECTION_FLAGS), lib)
+        main = pool.submit(compile_unit, unit_commands(cxx, cflags, pch, "main.cpp",
+                                                       inputs.llvm_opt), lib)
         bound = pool.submit(binding) if binding is not None else None
         main.result()
         objects = ["main.cpp.o"] + (cuda.result() if cuda is not None else [])
