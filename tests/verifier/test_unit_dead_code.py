@@ -19,7 +19,6 @@ import pytest
 
 from kerneltrials.verifier.builds import _fast
 from kerneltrials.verifier.builds._fast import (
-    DEAD_CODE_PASSES,
     SECTION_FLAGS,
     FastPathUnavailable,
     FastPlan,
@@ -28,12 +27,16 @@ from kerneltrials.verifier.builds._fast import (
     fast_inputs,
     fast_toolchain,
     find_fast_cxx,
+    write_sources,
+)
+from kerneltrials.verifier.builds._lean_unit import (
+    DEAD_CODE_PASSES,
     find_llvm_opt,
     optimises,
     unit_commands,
-    write_sources,
 )
 from kerneltrials.verifier.builds._toolrun import run_tool
+from kerneltrials.verifier.builds.cuda import _units
 from tests.verifier._build_fixtures import a_relu_request
 
 CXX = find_fast_cxx()
@@ -50,23 +53,44 @@ needs_opt = pytest.mark.skipif(CXX is None or find_llvm_opt(CXX) is None,
 def test_only_a_unit_that_is_optimised_gets_the_dead_code_step(cflags: list[str],
                                                               steps: int) -> None:
     assert optimises(cflags) == (steps == 3)
-    commands = unit_commands("/x/clang++", ["-fPIC", *cflags], Path("/p/x.pch"), "main.cpp",
-                             "/x/opt")
+    base = ["/x/clang++", "-fPIC", *cflags, "-include-pch", "/p/x.pch"]
+    commands = unit_commands(base, "main.cpp", "/x/opt")
     assert len(commands) == steps
-    assert unit_commands("/x/clang++", cflags, None, "main.cpp", None) == [
-        ["/x/clang++", *cflags, *SECTION_FLAGS, "-c", "main.cpp", "-o", "main.cpp.o"]]
+    assert unit_commands(base, "main.cpp", None) == [[*base, "-c", "main.cpp", "-o", "main.cpp.o"]]
     if steps == 1:
-        assert commands[0][-4:] == ["-c", "main.cpp", "-o", "main.cpp.o"]
+        assert commands == [[*base, "-c", "main.cpp", "-o", "main.cpp.o"]]
         return
     front, dead_code, back = commands
-    assert front[-6:] == ["-disable-llvm-passes", "-emit-llvm", "-c", "main.cpp", "-o",
-                          "main.cpp.bc"] and "-include-pch" in front
+    assert front == [*base, "-Xclang", "-disable-llvm-passes", "-emit-llvm", "-c", "main.cpp",
+                     "-o", "main.cpp.bc"]
     assert dead_code == ["/x/opt", f"-passes={DEAD_CODE_PASSES}", "main.cpp.bc", "-o",
                          "main.cpp.lean.bc"]
     # The same flags for the optimiser and code generator, never the PCH.
-    assert back[:len(cflags) + 2] == ["/x/clang++", "-fPIC", *cflags] and "-include-pch" not in back
-    assert back[-4:] == ["-c", "main.cpp.lean.bc", "-o", "main.cpp.o"]
-    assert all(flag in back for flag in SECTION_FLAGS)
+    assert back == ["/x/clang++", "-fPIC", *cflags, "-Wno-unused-command-line-argument", "-c",
+                    "main.cpp.lean.bc", "-o", "main.cpp.o"]
+
+
+@pytest.mark.timeout(30)
+def test_a_cuda_host_unit_gets_the_step_as_the_cpp_unit_does(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The split CUDA build's host unit is a clang unit against the same PCH: it gets the
+    same commands (recorded here up to the host unit; nothing is compiled)."""
+    recorded: list[list[str]] = []
+
+    def record(command: list[str], cwd: Path) -> str:
+        recorded.append(command)
+        raise subprocess.CalledProcessError(1, command)  # stop after the first command
+
+    monkeypatch.setattr(_units, "run_tool", record)
+    source = "__global__ void k(float* y) { y[0] = 1.f; }\nvoid launch(float* y) { k<<<1, 1>>>(y); }\n"
+    host = ["/x/clang++", "-O3", "-include-pch", "/p/x.pch"]
+    for opt, first in ((None, "-c"), ("/x/opt", "-Xclang")):
+        recorded.clear()
+        with pytest.raises(subprocess.CalledProcessError):
+            _units.compile_split(source, host, lambda s, f: ["nvcc", s], tmp_path, [],
+                                 llvm_opt=opt)
+        assert recorded[0][:len(host) + 1] == [*host, first], recorded
+        assert recorded[0] == unit_commands(host, _units.HOST_SOURCE, opt)[0]
 
 
 def _fake_opt(path: Path, version: str) -> str:
@@ -131,7 +155,8 @@ def test_the_dead_code_step_leaves_the_same_object_as_one_clang_command(tmp_path
         unit_dir = tmp_path / name
         unit_dir.mkdir()
         write_sources(request, unit_dir, export_stubs(list(request.functions), inputs.signatures))
-        commands = unit_commands(inputs.cxx, inputs.cflags, pch, "main.cpp", opt)
+        base = [inputs.cxx, *inputs.cflags, *SECTION_FLAGS, "-include-pch", str(pch)]
+        commands = unit_commands(base, "main.cpp", opt)
         assert len(commands) == (1 if opt is None else 3)
         for command in commands:
             run_tool(command, unit_dir)

@@ -5,6 +5,6 @@ libraries in the build cache (docs/design/builds.md).
 ``_compiler`` plans compiles and publishes their outputs; ``_cache`` is the content-
 addressed cache with its digest records; ``_source_index`` remembers what a source built;
 ``static/_flags`` is the flag allow-list; ``_fast``, ``_stock_flags``, ``_signatures``,
-``_toolrun`` and ``cuda/`` are the fast compile path. ``compile_worker`` is the compile
+``_lean_unit``, ``_toolrun`` and ``cuda/`` are the fast compile path. ``compile_worker`` is the compile
 job's entry point; ``_compile_job`` what it does (it runs no candidate code).
 """

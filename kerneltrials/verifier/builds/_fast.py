@@ -11,6 +11,8 @@ translation unit and compiles torch's headers from scratch with g++, we
   3. compile the candidate's unit, the binding unit and the CUDA unit in parallel (2 jobs;
      nvcc's host and device halves count as two units, and nvcc's host compiler is clang);
   4. link with lld when present, aliasing ``PyInit_<module>`` to the binding's init.
+An optimised candidate unit (and a CUDA host unit) loses the code nothing references
+before clang optimises it, where LLVM's ``opt`` is at hand (``_lean_unit``).
 The flags are stock's own (see _stock_flags.py). Anything this path cannot do raises
 :class:`FastPathUnavailable` and the caller builds the stock way. Measurements and the
 reasoning: docs/design/builds.md.
@@ -31,8 +33,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from kerneltrials._toolversion import version_line, version_lines
+from kerneltrials._toolversion import version_line
 from kerneltrials.verifier.builds._cache import BuildCache
+from kerneltrials.verifier.builds._lean_unit import find_llvm_opt, unit_commands
 from kerneltrials.verifier.builds._reach import SECTION_FLAGS
 from kerneltrials.verifier.builds._signatures import find_signatures
 from kerneltrials.verifier.builds._stock_flags import StockFlags, stock_flags
@@ -76,22 +79,6 @@ def find_linker() -> str | None:
         if any(shutil.which(name) for name in names):
             return flag
     return None
-
-
-def find_llvm_opt(cxx: str) -> str | None:
-    """LLVM's ``opt`` of the same installation as ``cxx`` (beside the real clang binary,
-    the same major version), or None; ``KERNELTRIALS_LLVM_OPT`` names another (same
-    major) or, as ``none``, turns the unit's dead-code step off (see
-    :func:`unit_commands`)."""
-    chosen = os.environ.get("KERNELTRIALS_LLVM_OPT", "").strip()
-    if chosen == "none":
-        return None
-    path = chosen or str(Path(os.path.realpath(cxx)).parent / "opt")
-    if not os.access(path, os.X_OK):
-        return None
-    clang = re.search(r"clang version (\d+)\.", _version_line(cxx))
-    llvm = re.search(r"LLVM version (\d+)\.", " ".join(version_lines(path) or ()))
-    return path if clang and llvm and clang.group(1) == llvm.group(1) else None
 
 
 def fast_toolchain() -> dict[str, str]:
@@ -216,51 +203,6 @@ def _compile_command(cxx: str, cflags: list[str], pch: Path | None, source: str,
                      extra: list[str] | None = None) -> list[str]:
     include = ["-include-pch", str(pch)] if pch else []
     return [cxx, *cflags, *include, *(extra or []), "-c", source, "-o", source + ".o"]
-
-
-def optimises(cflags: Sequence[str]) -> bool:
-    """Whether the last ``-O`` flag asks for optimisation (no ``-O`` at all, as stock
-    passes none, is ``-O0``)."""
-    levels = [flag for flag in cflags if flag.startswith("-O")]
-    return bool(levels) and levels[-1] != "-O0"
-
-
-#: What ``opt`` runs on the candidate's unoptimised unit: the passes that delete what
-#: nothing references, before the optimiser spends time on it.
-DEAD_CODE_PASSES = "globalopt,globaldce"
-
-
-def unit_commands(cxx: str, cflags: list[str], pch: Path | None, source: str,
-                  llvm_opt: str | None) -> list[list[str]]:
-    """The commands that compile the candidate's unit ``source`` into ``source.o``: one
-    clang command; or, where ``llvm_opt`` is given and ``cflags`` optimise, the same
-    front end stopped before the optimiser, ``opt`` deleting unreferenced code, and clang
-    optimising and emitting the rest with the same flags.
-
-    Why: every unit that includes torch/extension.h carries ~2,600 inline pybind11
-    functions that only a static array of function pointers references (pybind11's
-    ``function_record_PyType_Slots``); clang's optimiser works on all of them before its
-    late dead-code pass drops them, 2.3 s of a unit's ~7 s. Deleted first, the rest of
-    the pipeline sees only code that can run: on this repository's 50 reference
-    solutions, and at ``-O3 -march=native -ffast-math``, the object's code, relocations
-    and symbols are the same as one clang command's (docs/design/builds.md). At ``-O0``
-    nothing is optimised, so there is little to gain and it stays one command.
-    """
-    flags = [*cflags, *SECTION_FLAGS]
-    if llvm_opt is None or not optimises(cflags):
-        return [_compile_command(cxx, flags, pch, source)]
-    front, lean = f"{source}.bc", f"{source}.lean.bc"
-    return [_compile_command(cxx, flags, pch, source, ["-Xclang", "-disable-llvm-passes",
-                                                       "-emit-llvm"])[:-1] + [front],
-            [llvm_opt, f"-passes={DEAD_CODE_PASSES}", front, "-o", lean],
-            # The preprocessor's flags mean nothing to bitcode: unused, not an error under
-            # a candidate's -Werror.
-            [cxx, *flags, "-Wno-unused-command-line-argument", "-c", lean, "-o", source + ".o"]]
-
-
-def compile_unit(commands: list[list[str]], cwd: Path) -> None:
-    for command in commands:
-        run_tool(command, cwd)
 
 
 def binding_key(cxx: str, cflags: list[str], source: str, header: Path | None = None) -> str:
@@ -421,6 +363,11 @@ def is_cpu_limit(error: BaseException) -> bool:
         re.search(r"died due to signal 24\b", text))
 
 
+def _run_each(commands: list[list[str]], cwd: Path) -> None:
+    for command in commands:
+        run_tool(command, cwd)
+
+
 def build_fast(request: BuildRequest, module_name: str, out_dir: Path, plan: FastPlan,
                details: dict[str, object] | None = None) -> Path:
     """Build ``request`` into ``out_dir/lib/<module_name>.so``; returns the library's path.
@@ -442,10 +389,11 @@ def build_fast(request: BuildRequest, module_name: str, out_dir: Path, plan: Fas
     pch, binding = _toolchain_inputs(inputs, plan, out_dir)
     with ThreadPoolExecutor(max_workers=MAX_JOBS) as pool:
         # Longest first: the CUDA units, then the candidate's C++ unit, then the binding.
-        cuda = (pool.submit(compile_cuda, request, cxx, cflags, pch, flags, lib, details)
+        cuda = (pool.submit(compile_cuda, request, cxx, cflags, pch, flags, lib, details,
+                            inputs.llvm_opt)
                 if request.cuda_sources else None)
-        main = pool.submit(compile_unit, unit_commands(cxx, cflags, pch, "main.cpp",
-                                                       inputs.llvm_opt), lib)
+        base = [cxx, *cflags, *SECTION_FLAGS, *(["-include-pch", str(pch)] if pch else [])]
+        main = pool.submit(_run_each, unit_commands(base, "main.cpp", inputs.llvm_opt), lib)
         bound = pool.submit(binding) if binding is not None else None
         main.result()
         objects = ["main.cpp.o"] + (cuda.result() if cuda is not None else [])

@@ -58,15 +58,18 @@ def _compile_cuda_whole(flags: StockFlags, cxx: str, out_dir: Path) -> list[str]
 
 
 def compile_cuda(request: BuildRequest, cxx: str, cflags: list[str], pch: Path | None,
-                  flags: StockFlags, out_dir: Path, details: dict[str, object]) -> list[str]:
-    """The CUDA source's objects: split into host and device units, or whole when it cannot."""
+                  flags: StockFlags, out_dir: Path, details: dict[str, object],
+                  llvm_opt: str | None = None) -> list[str]:
+    """The CUDA source's objects: split into host and device units, or whole when it cannot
+    (``llvm_opt``: the host unit's dead-code step, as the C++ unit's)."""
     if pch is not None and is_split_enabled():
         host_command = [cxx, *cflags, *SECTION_FLAGS, "-include-pch", str(pch)]
         nvcc = functools.partial(_cuda_command, flags, cxx)
         timings: dict[str, float] = {}
         try:
             objects = compile_split("\n".join(request.cuda_sources), host_command, nvcc, out_dir,
-                                    flags.cuda_cflags + flags.cuda_post_cflags, timings)
+                                    flags.cuda_cflags + flags.cuda_post_cflags, timings,
+                                    llvm_opt)
             details["cuda_units"] = "split"
             details["cuda_unit_s"] = timings
             return objects

@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from kerneltrials.verifier.builds._lean_unit import unit_commands
 from kerneltrials.verifier.builds._toolrun import run_tool
 from kerneltrials.verifier.builds.cuda._split import (
     SplitSource,
@@ -103,20 +104,23 @@ def _host_defines(cuda_flags: list[str], cflags: list[str]) -> str:
 
 def compile_split(text: str, host_command: list[str],
                   nvcc_command: Callable[[str, list[str]], list[str]], out_dir: Path,
-                  cuda_flags: list[str], timings: dict[str, float] | None = None) -> list[str]:
+                  cuda_flags: list[str], timings: dict[str, float] | None = None,
+                  llvm_opt: str | None = None) -> list[str]:
     """Compile ``text`` as two units; returns the two object file names.
 
     ``host_command`` is a clang compile command missing its source and output (flags and
     the PCH); ``nvcc_command(source, extra_flags)`` is stock's nvcc command for a source.
-    ``timings`` receives each unit's compile seconds. Raises SplitUnavailable or
-    CalledProcessError; the caller then compiles ``text`` whole.
+    ``timings`` receives each unit's compile seconds; ``llvm_opt`` gives the host unit
+    the dead-code step (``_lean_unit``). Raises SplitUnavailable or CalledProcessError;
+    the caller then compiles ``text`` whole.
     """
     timings = {} if timings is None else timings
     split = split_cuda_source(text)
     started = time.perf_counter()
     cflags = [flag for flag in host_command if flag.startswith(("-D", "-U"))]
     (out_dir / HOST_SOURCE).write_text(_host_defines(cuda_flags, cflags) + split.host)
-    run_tool([*host_command, "-c", HOST_SOURCE, "-o", HOST_SOURCE + ".o"], out_dir)
+    for command in unit_commands(host_command, HOST_SOURCE, llvm_opt):
+        run_tool(command, out_dir)
     timings["host_s"] = round(time.perf_counter() - started, 3)
     undefined = _demangle(_symbols(out_dir / (HOST_SOURCE + ".o"), undefined=True), out_dir)
     instantiations = template_instantiations(split, undefined) if split.has_template_kernels else []
