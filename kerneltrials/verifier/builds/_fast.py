@@ -35,8 +35,12 @@ from pathlib import Path
 
 from kerneltrials._toolversion import version_line
 from kerneltrials.verifier.builds._cache import BuildCache
-from kerneltrials.verifier.builds._lean_unit import find_llvm_opt, unit_commands
-from kerneltrials.verifier.builds._reach import SECTION_FLAGS
+from kerneltrials.verifier.builds._lean_unit import (
+    candidate_unit_base,
+    find_llvm_opt,
+    unit_commands,
+)
+from kerneltrials.verifier.builds._reach import SECTION_FLAGS  # noqa: F401 - re-exported (tests)
 from kerneltrials.verifier.builds._signatures import find_signatures
 from kerneltrials.verifier.builds._stock_flags import StockFlags, stock_flags
 from kerneltrials.verifier.builds._toolrun import run_tool
@@ -392,8 +396,8 @@ def build_fast(request: BuildRequest, module_name: str, out_dir: Path, plan: Fas
         cuda = (pool.submit(compile_cuda, request, cxx, cflags, pch, flags, lib, details,
                             inputs.llvm_opt)
                 if request.cuda_sources else None)
-        base = [cxx, *cflags, *SECTION_FLAGS, *(["-include-pch", str(pch)] if pch else [])]
-        main = pool.submit(_run_each, unit_commands(base, "main.cpp", inputs.llvm_opt), lib)
+        main = pool.submit(_run_each, unit_commands(candidate_unit_base(cxx, cflags, pch),
+                                                    "main.cpp", inputs.llvm_opt), lib)
         bound = pool.submit(binding) if binding is not None else None
         main.result()
         objects = ["main.cpp.o"] + (cuda.result() if cuda is not None else [])

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from kerneltrials._toolversion import version_line, version_lines
+from kerneltrials.verifier.builds._reach import SECTION_FLAGS
 
 #: What ``opt`` runs on the unoptimised unit: the passes that delete what nothing references.
 DEAD_CODE_PASSES = "globalopt,globaldce"
@@ -48,6 +49,12 @@ def optimises(flags: Sequence[str]) -> bool:
     none, is ``-O0``)."""
     levels = [flag for flag in flags if flag.startswith("-O")]
     return bool(levels) and levels[-1] != "-O0"
+
+
+def candidate_unit_base(cxx: str, cflags: list[str], pch: Path | None) -> list[str]:
+    """clang, a candidate unit's flags (the section flags the link policy reads by) and its
+    PCH: the C++ unit's and the CUDA host unit's command, without source or output."""
+    return [cxx, *cflags, *SECTION_FLAGS, *(["-include-pch", str(pch)] if pch else [])]
 
 
 def unit_commands(compile_base: list[str], source: str, llvm_opt: str | None) -> list[list[str]]:

@@ -10,6 +10,7 @@ import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from kerneltrials.verifier.builds._lean_unit import candidate_unit_base
 from kerneltrials.verifier.builds._reach import SECTION_FLAGS
 from kerneltrials.verifier.builds._stock_flags import StockFlags
 from kerneltrials.verifier.builds._toolrun import run_tool
@@ -63,7 +64,7 @@ def compile_cuda(request: BuildRequest, cxx: str, cflags: list[str], pch: Path |
     """The CUDA source's objects: split into host and device units, or whole when it cannot
     (``llvm_opt``: the host unit's dead-code step, as the C++ unit's)."""
     if pch is not None and is_split_enabled():
-        host_command = [cxx, *cflags, *SECTION_FLAGS, "-include-pch", str(pch)]
+        host_command = candidate_unit_base(cxx, cflags, pch)
         nvcc = functools.partial(_cuda_command, flags, cxx)
         timings: dict[str, float] = {}
         try:
