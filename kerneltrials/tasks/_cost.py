@@ -125,3 +125,15 @@ def config_cost(task: TaskSpec, overrides: dict[str, Any]) -> ConfigCost:
         bytes=total_bytes,
         arithmetic_intensity=(counted / total_bytes) if counted and total_bytes else None,
     )
+
+
+def largest_floating_input(task: TaskSpec, overrides: dict[str, Any]) -> int | None:
+    """Elements of the configuration's largest floating-point input, read on the ``meta``
+    device (no memory, no compute); ``None`` where the task cannot draw its inputs there."""
+    try:
+        with torch.device("meta"):
+            _, inputs = make_reference(task, overrides, seed=0, device="meta")
+    except Exception:  # a task may raise anything on meta (data-dependent draws)
+        return None
+    return max((value.numel() for value in inputs
+                if isinstance(value, torch.Tensor) and value.is_floating_point()), default=0)

@@ -17,6 +17,7 @@ import torch
 
 import kerneltrials
 from kerneltrials.verifier import QUICK_TIMING, CheckOptions, Status, Verdict
+from kerneltrials.verifier.protocol import FRESH_OFFSETS
 from kerneltrials.verifier.worker._fresh import SCALE_SPAN, fresh_inputs, make_bank
 
 NATIVE = Path(__file__).parent / "native_timed"
@@ -108,6 +109,42 @@ def test_one_bank_serves_every_configuration_until_a_larger_one_needs_more() -> 
     other = make_bank(large, seed=11, device="cpu", previous=make_bank(small, 11, "cpu"))
     assert torch.equal(fresh_inputs(small[0], grown, 777)[0],
                        fresh_inputs(small[0], other, 777)[0])
+
+
+def test_a_bank_sized_for_the_whole_check_is_drawn_once_and_gives_the_same_inputs() -> None:
+    small, large = [[torch.randn(64)]], [[torch.randn(4096)]]
+    hinted = make_bank(small, seed=11, device="cpu", length_hint=4096 + FRESH_OFFSETS)
+    assert hinted.length == 4096 + FRESH_OFFSETS
+    # the larger configuration that comes next finds it long enough: no second draw
+    assert make_bank(large, seed=11, device="cpu", previous=hinted,
+                     length_hint=hinted.length) is hinted
+    # a hint shorter than a configuration needs (its inputs could not be sized) is grown past
+    assert make_bank(large, seed=11, device="cpu", length_hint=8).length >= 4096
+    grown = make_bank(large, seed=11, device="cpu", previous=make_bank(small, 11, "cpu"))
+    for pool in (small, large):  # a longer draw of one seed begins with the shorter one
+        for offset in (0, 777, FRESH_OFFSETS - 1):
+            assert torch.equal(fresh_inputs(pool[0], hinted, offset)[0],
+                               fresh_inputs(pool[0], grown, offset)[0])
+    assert make_bank([[torch.arange(8)]], seed=11, device="cpu", length_hint=99).length == 0
+
+
+def test_the_parent_sizes_the_bank_for_every_configuration_on_meta(tmp_path: Path) -> None:
+    from kerneltrials.tasks import load_task, shape_configs
+    from kerneltrials.verifier.harness._bank import bank_length
+
+    task = load_task("L1/sum_dim")
+    configs = shape_configs(task, "cpu", hidden_seed=20240)
+    largest = max(c.overrides["batch"] * c.overrides["reduce"] * c.overrides["inner"]
+                  for c in configs)
+    assert bank_length(task, configs) == largest + FRESH_OFFSETS
+    assert bank_length(task, configs[:1]) < bank_length(task, configs)
+    # a task whose inputs cannot be drawn on meta sends no hint: the workers grow the bank
+    path = tmp_path / "data_dependent.py"
+    path.write_text(Path(kerneltrials.__file__).parent.joinpath(
+        "tasks", "level1", "relu.py").read_text().replace(
+        "def get_inputs():", "def get_inputs():\n    int(torch.randn(4).nonzero()[0])", 1))
+    odd = load_task(path)
+    assert bank_length(odd, shape_configs(odd, "cpu", hidden_seed=1)) == 0
 
 
 def test_without_an_offset_a_call_gets_a_plain_copy() -> None:

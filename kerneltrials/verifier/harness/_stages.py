@@ -28,6 +28,7 @@ from kerneltrials.verifier.builds._source_index import (
 )
 from kerneltrials.verifier.builds._symbols import LinkToolMissing, link_findings, read_link_record
 from kerneltrials.verifier.harness._backward import check_backward
+from kerneltrials.verifier.harness._bank import bank_length
 from kerneltrials.verifier.harness._failures import (
     candidate_failure,
     compile_failure,
@@ -190,10 +191,11 @@ def setup_request(session: Session, config: ShapeConfig,
     timed inputs are fresh)."""
     if pool_size is None:
         pool_size = timing_pool_size(session.options.fresh_inputs)
+    fresh = session.options.fresh_inputs
     return wire.Setup(config=config.name, overrides=config.overrides, init_seed=INIT_SEED,
                       pool_seeds=pool_seeds(session.hidden_seed, config.name, pool_size),
-                      bank_seed=bank_seed(session.hidden_seed)
-                      if session.options.fresh_inputs else 0)
+                      bank_seed=bank_seed(session.hidden_seed) if fresh else 0,
+                      bank_length=bank_length(session.task, session.configs) if fresh else 0)
 
 
 def load_workers(session: Session, reference: WorkerJob, candidate: WorkerJob,

@@ -105,6 +105,9 @@ class Setup(Request[SetupDone]):
     pool_seeds: list[int]  # the timing pool's inputs, derived from the run's secret
     #: The seed of the factors that make each timed call's inputs fresh (0: none).
     bank_seed: int = 0
+    #: The bank length that serves every configuration of the check (harness/_bank.py),
+    #: so it is drawn once; 0: none known, drawn for each configuration as it comes.
+    bank_length: int = 0
 
 
 @dataclass(frozen=True)

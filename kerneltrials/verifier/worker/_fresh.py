@@ -60,18 +60,21 @@ def _scaled(value: Any) -> bool:
 
 
 def make_bank(pool: Sequence[Sequence[Any]], seed: int, device: str,
-              previous: ScaleBank | None = None) -> ScaleBank:
-    """The bank for a configuration's pool: long enough for its largest floating input,
-    its factors drawn now for every floating dtype the pool holds (at setup, which both
-    workers do at once, rather than in the first timed batch).
+              previous: ScaleBank | None = None, length_hint: int = 0) -> ScaleBank:
+    """The bank for a configuration's pool: long enough for its largest floating input
+    and at least ``length_hint`` (the parent's length for every configuration of the
+    check, harness/_bank.py), its factors drawn now for every floating dtype the pool
+    holds (at setup, which both workers do at once, rather than in the first timed batch).
 
     ``previous``, the bank of the configuration set up before, is kept when it has the same
     seed and is long enough: one bank serves every configuration of a check (the parent
     sends one seed), which saves drawing tens of MB of factors per configuration. Both
-    workers see the same setups in the same order, so they keep and replace alike."""
+    workers see the same setups in the same order, so they keep and replace alike; and a
+    longer bank of one seed begins with a shorter one's factors, so the hint changes no
+    call's inputs."""
     scaled = [x for inputs in pool for x in inputs if _scaled(x)]
     largest = max((x.numel() for x in scaled), default=0)
-    length = largest + OFFSETS if largest else 0
+    length = max(largest + OFFSETS, length_hint) if largest else 0
     if previous is not None and previous.seed == seed and previous.length >= length:
         bank = previous
     else:

@@ -129,7 +129,8 @@ def setup_op(state: WorkerState, request: wire.Setup) -> wire.SetupDone:
                               f"{type(error).__name__}: {error}", format_exc()) from error
         weights_copied = _copy_weights(reference, model)
     if request.bank_seed:
-        state.bank = make_bank(pool, request.bank_seed, state.device, state.bank)
+        state.bank = make_bank(pool, request.bank_seed, state.device, state.bank,
+                               request.bank_length)
     state.configs[request.config] = ConfigState(
         module=module, model=model, pool=pool, bank=state.bank if request.bank_seed else None)
     return wire.SetupDone(weights_copied=weights_copied)
