@@ -15,6 +15,7 @@ import pytest
 import torch
 
 from kerneltrials.verifier.builds._fast import (
+    binding_cflags,
     binding_source,
     export_stubs,
     fast_inputs,
@@ -155,6 +156,31 @@ def test_optimisation_levels_that_read_the_header_alike_share_a_pch_and_binding(
     others = [keys[flags] for flags in [(), ("-O0",), ("-Os",), ("-Ofast",), ("-O3", "-march=native")]]
     assert len({keys[("-O2",)], *others}) == 6
     assert keys[("-O3", "-O0")] != keys[("-O2",)]
+
+
+@pytest.mark.timeout(30)
+def test_the_binding_unit_compiles_at_O1_against_its_optimising_pch(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from kerneltrials.verifier.builds import _fast
+
+    assert binding_cflags(["-std=c++20", "-O3", "-fopenmp"]) == ["-std=c++20", "-O1", "-fopenmp"]
+    # the last -O still decides; the levels with PCHs of their own keep them
+    assert binding_cflags(["-O3", "-O0"]) == ["-O1", "-O0"]
+    for flags in ([], ["-O0"], ["-Os"], ["-Ofast"], ["-Og"]):
+        assert binding_cflags(flags) == pch_cflags(flags)
+    commands: list[list[str]] = []
+    monkeypatch.setattr(_fast, "run_tool", lambda command, cwd: commands.append(command))
+    _fast.build_binding("clang++", ["-std=c++20", "-O3"], tmp_path / "x.pch", "int x;", tmp_path)
+    (command,) = commands
+    assert "-O1" in command and "-O2" not in command and "-O3" not in command
+    assert command[command.index("-include-pch") + 1] == str(tmp_path / "x.pch")
+    if find_fast_cxx() is not None:  # the key names the flags the object is built with
+        o2, o3 = (fast_inputs(a_relu_request(extra_cflags=[level])).plan_keys()
+                  for level in ("-O2", "-O3"))
+        assert o2 == o3 and o2[1] is not None
+        monkeypatch.setattr(_fast, "binding_cflags", pch_cflags)  # the key of an -O2 object
+        pch, other = fast_inputs(a_relu_request(extra_cflags=["-O2"])).plan_keys()
+        assert pch == o2[0] and other is not None and other != o2[1]
 
 
 @pytest.mark.slow
