@@ -45,8 +45,9 @@ def stage(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> Any:
     monkeypatch.setattr(_stages, "judge_run_reply", lambda *args: None)
     monkeypatch.setattr(_stages, "judge_outputs", lambda *args: None)
     monkeypatch.setattr(_stages, "load_trusted", lambda path: None)  # what judge_outputs reads
+    monkeypatch.setattr(_stages, "bank_length", lambda task, configs: 0)  # no task to size
     session = SimpleNamespace(
-        options=CheckOptions(), task=SimpleNamespace(path="task.py"), hidden_seed=1,
+        options=CheckOptions(), task=SimpleNamespace(path="task.py"), hidden_seed=1, configs=[],
         reference_work={}, inputs_path=lambda config, seed: str(tmp_path / f"in-{seed}"),
         path=lambda area, name: str(tmp_path / name), pool_path=lambda name: str(tmp_path / name),
         discard=lambda *paths: None)
