@@ -121,9 +121,10 @@ _SAME_PCH_AS_O2 = frozenset({"-O", "-O1", "-O3"})
 def pch_cflags(cflags: Sequence[str]) -> list[str]:
     """The flags the PCH is built with (and, through :func:`binding_cflags`, the binding
     unit): ``cflags`` with each of ``_SAME_PCH_AS_O2`` written ``-O2``, so candidates whose
-    flags differ only there share one PCH (~20 s of CPU, 150 MB) and their binding objects. The candidate's own unit is
-    still compiled with its own flags. Each level is replaced where it stands, so the last
-    ``-O`` flag decides for the PCH what it decides for the unit (``-O3 -O0`` stays -O0)."""
+    flags differ only there share one PCH (~20 s of CPU, 150 MB) and their binding
+    objects. The candidate's own unit is still compiled with its own flags. Each level is
+    replaced where it stands, so the last ``-O`` flag decides for the PCH what it decides
+    for the unit (``-O3 -O0`` stays -O0)."""
     return ["-O2" if flag in _SAME_PCH_AS_O2 else flag for flag in cflags]
 
 
@@ -132,8 +133,9 @@ def binding_cflags(cflags: Sequence[str]) -> list[str]:
     ``-O2`` there written ``-O1``. The binding is harness code, pybind11's casting around
     one call, and it compiles on the critical path of every build of a new signature:
     4.85 s at ``-O1`` against 5.30 s at ``-O2``, and a call through it 0.129 against
-    0.124 us (``bench/binding_level.py``, 2026-12-03). ``-O1`` reads the header as ``-O2`` does (both
-    define ``__OPTIMIZE__`` and nothing else), so it compiles against the same PCH."""
+    0.124 us (``bench/binding_level.py``, 2026-12-03). ``-O1`` reads the header as ``-O2``
+    does (both define ``__OPTIMIZE__`` and nothing else), so it compiles against the same
+    PCH."""
     return ["-O1" if flag == "-O2" else flag for flag in pch_cflags(cflags)]
 
 

@@ -14,27 +14,13 @@ workers grow the bank as before: the length is a hint, never a correctness input
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Iterable
 
 from kerneltrials.tasks import ShapeConfig, TaskSpec, largest_floating_input
+from kerneltrials.verifier.harness._per_config import PerConfig
 from kerneltrials.verifier.protocol import FRESH_OFFSETS
 
-#: Largest inputs already sized in this process, by (task source, configuration): a run
-#: checks many candidates of one task, and each check sets each configuration up twice.
-_SIZES: dict[tuple[str, str], int | None] = {}
-_SIZES_KEPT = 512
-
-
-def _largest(task: TaskSpec, config: ShapeConfig) -> int | None:
-    key = (hashlib.sha256(task.source.encode()).hexdigest(),
-           json.dumps(config.overrides, sort_keys=True, default=str))
-    if key not in _SIZES:
-        if len(_SIZES) >= _SIZES_KEPT:
-            _SIZES.pop(next(iter(_SIZES)))
-        _SIZES[key] = largest_floating_input(task, config.overrides)
-    return _SIZES[key]
+_largest = PerConfig(largest_floating_input)
 
 
 def bank_length(task: TaskSpec, configs: Iterable[ShapeConfig]) -> int:
@@ -42,7 +28,7 @@ def bank_length(task: TaskSpec, configs: Iterable[ShapeConfig]) -> int:
     plus the offsets' range; 0 (no hint) where one of them cannot be sized."""
     largest = 0
     for config in configs:
-        size = _largest(task, config)
+        size = _largest(task, config.overrides)
         if size is None:
             return 0
         largest = max(largest, size)

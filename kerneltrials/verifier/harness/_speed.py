@@ -14,12 +14,11 @@ fast_p until a re-verification.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import statistics
 from typing import Any
 
 from kerneltrials.tasks import ConfigCost, TaskSpec, config_cost
+from kerneltrials.verifier.harness._per_config import PerConfig
 from kerneltrials.verifier.harness._session import Session
 from kerneltrials.verifier.verdict import ConfigResult, Verdict
 
@@ -37,24 +36,14 @@ def custom_share(results: list[ConfigResult]) -> float | None:
     return statistics.median(shares) if shares else None
 
 
-#: Costs already counted in this process, by (task source, configuration): a check reads
-#: each configuration's bound twice, and a run checks many candidates of one task.
-_COSTS: dict[tuple[str, str], ConfigCost | None] = {}
-_COSTS_KEPT = 512
+def _cost_or_none(task: TaskSpec, overrides: dict[str, Any]) -> ConfigCost | None:
+    try:
+        return config_cost(task, overrides)
+    except Exception:  # a task the counter cannot run: no bound, never a false flag
+        return None
 
 
-def _cost(task: TaskSpec, overrides: dict[str, Any]) -> ConfigCost | None:
-    key = (hashlib.sha256(task.source.encode()).hexdigest(),
-           json.dumps(overrides, sort_keys=True, default=str))
-    if key not in _COSTS:
-        try:
-            cost: ConfigCost | None = config_cost(task, overrides)
-        except Exception:  # a task the counter cannot run: no bound, never a false flag
-            cost = None
-        if len(_COSTS) >= _COSTS_KEPT:
-            _COSTS.pop(next(iter(_COSTS)))
-        _COSTS[key] = cost
-    return _COSTS[key]
+_cost = PerConfig(_cost_or_none)
 
 
 def _speed_of_light_ms(session: Session, overrides: dict[str, Any]) -> float | None:
