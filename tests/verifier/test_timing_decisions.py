@@ -9,9 +9,15 @@ import math
 import pytest
 
 from kerneltrials.verifier import TimingOptions
-from kerneltrials.verifier.harness._output_reads import check_probability
+from kerneltrials.verifier.harness._baselines import StoredBaseline
+from kerneltrials.verifier.harness._output_reads import OutputReads, check_probability
 from kerneltrials.verifier.harness._stats import decided, speedup_interval
-from kerneltrials.verifier.harness._timing_loop import DECISION_THRESHOLDS, read_probability
+from kerneltrials.verifier.harness._timing_loop import (
+    DECISION_THRESHOLDS,
+    Side,
+    batch_size,
+    read_probability,
+)
 
 
 def test_the_interval_holds_the_ratio_of_medians_and_narrows_with_more_samples() -> None:
@@ -57,6 +63,29 @@ def test_reads_are_drawn_for_the_fewest_calls_an_early_stop_leaves() -> None:
     assert read_probability(adaptive, 0.5, 1) == read_probability(fixed, 0.5, 1)
     assert read_probability(fixed, 0.5, 1) == check_probability(5) > 0.9999
 
+
+def _side(name: str, batch: int, samples: int, reads: OutputReads | None = None) -> Side:
+    side = Side(name, worker=None, mode=name, batch=batch, reads=reads)  # type: ignore[arg-type]
+    side.samples_ms = [1.0] * samples
+    return side
+
+
+def test_a_batch_times_no_more_calls_than_its_side_has_left() -> None:
+    quick = TimingOptions(max_calls=20)
+    read = OutputReads(worker=None)  # type: ignore[arg-type]
+    for side in (_side("eager", 40, 0), _side("candidate", 40, 0, read)):
+        assert batch_size(side, quick) == 20  # not 40 calls where 20 end the side
+    assert batch_size(_side("eager", 40, 17), quick) == 3
+    assert batch_size(_side("eager", 8, 4), quick) == 8
+    # Unread candidate batches keep their size: a short one would mark the last measured
+    # batch, which the spot checks' extra batch after it must look like.
+    assert batch_size(_side("candidate", 40, 0), quick) == 40
+    unread = OutputReads(worker=None, unavailable="no privilege")  # type: ignore[arg-type]
+    assert batch_size(_side("candidate", 40, 0, unread), quick) == 40
+    # Eager's calibration beside a stored baseline is compared batch for batch.
+    calibrating = _side("eager", 40, 0)
+    calibrating.stored = StoredBaseline(samples_ms=(1.0,) * 20, measured_at=0.0)
+    assert batch_size(calibrating, quick) == 40
 
 
 @pytest.mark.slow

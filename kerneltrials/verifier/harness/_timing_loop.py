@@ -344,9 +344,25 @@ def _time_round(session: Session, sides: list[Side], config: ShapeConfig,
     rng.shuffle(order)
     for side in order:
         started = time.monotonic()
-        side.samples_ms += _request_times(session, side, config, side.batch,
+        side.samples_ms += _request_times(session, side, config,
+                                          batch_size(side, session.options.timing),
                                           session.options.call_timeout_s, rng)
         side.wall_s += time.monotonic() - started
+
+
+def batch_size(side: Side, options: TimingOptions) -> int:
+    """The calls of a side's next measured batch: its batch, but no more than it has left
+    to ``max_calls`` (a quick check's batch of 50 ms of ReLU is 40 calls, twice its 20).
+
+    Two batches keep their size: eager's calibration beside a stored baseline (the window
+    checks compare its loop's cost per call with the candidate's batches, not its samples),
+    and the candidate's where the parent does not read the timed outputs (there a shorter
+    batch would tell the candidate that it is the last measured one, which the spot checks'
+    extra batch after it must not be told apart from). Where the outputs are read every
+    call of every batch has the same chance to be read, whatever the batch's size."""
+    if side.stored is not None or (side.name == "candidate" and not _reading(side)):
+        return side.batch
+    return max(1, min(side.batch, options.max_calls - len(side.samples_ms)))
 
 
 def time_config(session: Session, sides: list[Side], config: ShapeConfig,
