@@ -102,3 +102,22 @@ def test_cpu_used_while_frozen_is_the_harness_failure(tmp_path: Path, monkeypatc
 
     assert outcome.status == Status.ERROR and outcome.reasons[0].startswith("harness:freezer_leak")
     worker.close()
+
+
+def test_a_reference_worker_that_died_says_its_last_stderr_line_in_the_error() -> None:
+    from kerneltrials.sandbox import ExitInfo
+    from kerneltrials.verifier.harness._failures import reference_failure
+    from kerneltrials.verifier.harness._jobs import JobDied
+    from kerneltrials.verifier.harness._session import Outcome
+
+    said = "OMP: Error #34: System unable to allocate necessary resources for OMP thread:"
+    died = JobDied("reference", ExitInfo(returncode=None, signal=6,
+                                         stderr=f"importing torch\n{said}\n\n"), "startup")
+    outcome = reference_failure(died, "L1/relu")
+    assert isinstance(outcome, Outcome) and outcome.status == Status.ERROR
+    assert outcome.reasons == [("harness:reference worker killed by signal 6 (SIGABRT) during "
+                                f"startup (its stderr ends: {said})")]
+    silent = reference_failure(JobDied("reference", ExitInfo(returncode=None, signal=6), "setup"),
+                               "L1/relu")
+    assert isinstance(silent, Outcome)
+    assert silent.reasons == ["harness:reference worker killed by signal 6 (SIGABRT) during setup"]

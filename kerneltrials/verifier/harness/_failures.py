@@ -72,9 +72,19 @@ def reference_failure(error: Exception, task_path: str) -> Exception:
     if isinstance(error, WorkerFailed) and error.kind == "task_error":
         return TaskError(task_path, f"{error}\n{trim(error.detail, 2000)}".strip())
     if isinstance(error, JobDied):
+        said = last_words(error.exit_info.stderr)
         return Outcome(Status.ERROR, f"harness:reference worker {error.exit_info.describe()} "
-                                     f"during {error.during}")
+                                     f"during {error.during}"
+                                     + (f" (its stderr ends: {said})" if said else ""))
     return Outcome(Status.ERROR, f"harness:reference worker failed: {error}")
+
+
+def last_words(stderr: str, limit: int = 300) -> str:
+    """The last non-empty line of a dead trusted worker's stderr, at most ``limit``
+    characters: what the machine's failure was (a worker aborted at startup said nothing
+    else in the verdict). Never used for a job that ran candidate code."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    return lines[-1][:limit] if lines else ""
 
 
 def is_overloaded(exit_info: ExitInfo, wall_s: float, load_per_core: float) -> bool:
