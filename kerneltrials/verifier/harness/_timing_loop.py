@@ -352,7 +352,7 @@ def _time_round(session: Session, sides: list[Side], config: ShapeConfig,
 
 def batch_size(side: Side, options: TimingOptions) -> int:
     """The calls of a side's next measured batch: its batch, but no more than it has left
-    to ``max_calls`` (a quick check's batch of 50 ms of ReLU is 40 calls, twice its 20).
+    to ``max_calls`` (a quick check's batch of 30 ms of ReLU is 40 calls, twice its 20).
 
     Two batches keep their size: eager's calibration beside a stored baseline (the window
     checks compare its loop's cost per call with the candidate's batches, not its samples),
