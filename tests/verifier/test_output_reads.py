@@ -30,7 +30,7 @@ import torch
 
 import kerneltrials
 from kerneltrials.sandbox import MemoryReadError
-from kerneltrials.verifier import QUICK_TIMING, CheckOptions, Status, Verdict
+from kerneltrials.verifier import QUICK_TIMING, CheckOptions, Status, TimingOptions, Verdict
 from kerneltrials.verifier.harness._compare import Comparison, compare_tensor
 from kerneltrials.verifier.harness._output_reads import (
     CHEAT_SHARE,
@@ -64,6 +64,24 @@ VARIANTS = {
     "relu_mostly_when_watched": ("relu_when_watched", {
         "#define SKIPPED_PART 1": "#define SKIPPED_PART 25",
         "kt_relu_when_watched": "kt_relu_mostly_when_watched"}),
+    # No work in a batch shorter than the configuration's longest so far: the side's last
+    # batch, cut to the calls it has left (``_timing_loop.batch_size``). The request's own
+    # fields, read with the CPython API, tell it.
+    "relu_in_the_short_batch": ("relu_when_watched", {
+        "#include <cstring>": "#include <cstring>\n#include <string>",
+        "bool skip = spot != nullptr && index != nullptr && PySet_Contains(spot, index) == 0;":
+            """PyObject* request = frame_local("time_op", "request");
+    PyObject* config = request != nullptr ? PyObject_GetAttrString(request, "config") : nullptr;
+    PyObject* calls = request != nullptr ? PyObject_GetAttrString(request, "n_calls") : nullptr;
+    static std::string seen_config;
+    static long longest = 0;
+    const char* name = config != nullptr ? PyUnicode_AsUTF8(config) : nullptr;
+    if (name != nullptr && seen_config != name) { seen_config = name; longest = 0; }
+    long now = calls != nullptr ? PyLong_AsLong(calls) : 0;
+    if (now > longest) longest = now;
+    bool skip = now > 0 && now < longest;
+    Py_XDECREF(request); Py_XDECREF(config); Py_XDECREF(calls); PyErr_Clear();""",
+        "kt_relu_when_watched": "kt_relu_in_the_short_batch"}),
 }
 
 
@@ -94,6 +112,29 @@ def test_native_cheat_on_unchecked_calls_is_rejected(name: str) -> None:
     _reads_possible(verdict)
     assert verdict.status == Status.REJECTED, (verdict.status, verdict.reasons)
     assert any(r.startswith(CHEATS[name]) for r in verdict.reasons), verdict.reasons
+
+
+#: Batches that end short of max_calls: whatever the batch (the ReLU's 16-50 calls at this
+#: target, or fewer for the largest outputs), 77 calls divide into none of them but 7 and 11;
+#: no adaptive stop, no precision stop.
+SHORT_LAST_BATCH = TimingOptions(warmup_calls=1, target_rse=1e-9, max_measure_s=60.0,
+                                 max_wall_s=60.0, min_calls=3, max_calls=77,
+                                 batch_target_s=0.02, decided_half_width=None)
+
+
+@pytest.mark.timeout(600)
+def test_a_cheat_in_the_shortened_last_batch_is_read_like_any_other() -> None:
+    # Where the outputs are read, a side's last batch is cut to the calls it has left, so
+    # the candidate can tell it; its calls are read as every other call is.
+    verdict = verify("relu_in_the_short_batch", timing=SHORT_LAST_BATCH)
+    _reads_possible(verdict)
+    assert verdict.status == Status.REJECTED, (verdict.status, verdict.reasons)
+    assert any(r.startswith("integrity:timed_output_mismatch") for r in verdict.reasons), \
+        verdict.reasons
+    # Without the reads (spot checks only) no candidate batch is cut, so the same cheat
+    # never finds a short batch to skip: it does all its work and is correct.
+    unread = verify("relu_in_the_short_batch", timing=SHORT_LAST_BATCH, read_timed_outputs=False)
+    assert unread.status == Status.CORRECT, unread.reasons
 
 
 @pytest.mark.timeout(600)
