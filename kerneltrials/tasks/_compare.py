@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import torch
@@ -20,13 +21,36 @@ def flatten_tensors(value: Any) -> list[torch.Tensor]:
     return []
 
 
+def _finite_bounds(a64: torch.Tensor, b64: torch.Tensor, atol: float, rtol: float
+                   ) -> tuple[torch.Tensor, torch.Tensor, float, float] | None:
+    """``|a - b|``, allclose's bound ``atol + rtol * |b|``, and the maxima of ``|a - b|``
+    and ``|b|``, when no element of either side is NaN or Inf (else ``None``).
+
+    The common case in a few passes: ``torch.allclose``/``isclose`` also test equality
+    and NaN on every element, about 15 whole-tensor passes, which were half of a built-in
+    task's validation. The maxima propagate NaN and Inf, so they settle finiteness too.
+    """
+    diff = torch.sub(a64, b64).abs_()
+    ref_abs = b64.abs()
+    max_diff, ref_max = diff.max().item(), ref_abs.max().item()
+    if not (math.isfinite(max_diff) and math.isfinite(ref_max)):
+        return None
+    return diff, ref_abs.mul_(rtol).add_(atol), max_diff, ref_max
+
+
 def tensors_close(a: torch.Tensor, b: torch.Tensor, atol: float, rtol: float) -> bool:
     """allclose AND normalised max error ≤ rtol, so near-zero outputs can't pass on atol."""
     if a.shape != b.shape or a.dtype != b.dtype:
         return False
     if not a.is_floating_point():
         return bool(torch.equal(a, b))
+    if a.numel() == 0:
+        return True
     a64, b64 = a.detach().double(), b.detach().double()
+    bounds = _finite_bounds(a64, b64, atol, rtol)
+    if bounds is not None:
+        diff, bound, max_diff, ref_max = bounds
+        return bool(torch.le(diff, bound).all()) and max_diff / max(ref_max, TINY) <= rtol
     if not torch.allclose(a64, b64, atol=atol, rtol=rtol, equal_nan=True):
         return False
     finite = torch.isfinite(b64)
@@ -51,7 +75,13 @@ def changed_fraction(a: Any, b: Any, atol: float, rtol: float) -> float:
         return 1.0
     changed = total = 0
     for x, y in zip(left, right, strict=True):
-        x64, y64 = x.detach().double(), y.detach().double()
-        changed += int((~torch.isclose(x64, y64, atol=atol, rtol=rtol, equal_nan=True)).sum())
         total += x.numel()
+        if x.numel() == 0:
+            continue
+        x64, y64 = x.detach().double(), y.detach().double()
+        bounds = _finite_bounds(x64, y64, atol, rtol)
+        if bounds is not None:
+            changed += int(torch.gt(bounds[0], bounds[1]).sum())
+        else:
+            changed += int((~torch.isclose(x64, y64, atol=atol, rtol=rtol, equal_nan=True)).sum())
     return changed / max(total, 1)

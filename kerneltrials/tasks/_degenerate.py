@@ -7,6 +7,7 @@ input, a weight, one op of ``forward`` — and looks at whether the output moves
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -73,18 +74,24 @@ def make_probe(task: TaskSpec, overrides: dict[str, Any], seed: int) -> Probe:
     return Probe(task, module, seed, model, inputs, output)
 
 
+def _numeric(tensor: torch.Tensor) -> torch.Tensor:
+    """A floating tensor as it is; an integer or bool one as float64 (abs/aminmax need it)."""
+    return tensor if tensor.is_floating_point() else tensor.double()
+
+
 def check_output_values(probe: Probe) -> list[ValidationProblem]:
     """Zero, near-zero or constant output (across elements and across a second seed)."""
     atol, _ = probe.tolerance
-    tensors = [t.detach().double().flatten() for t in flatten_tensors(probe.output)]
-    if not tensors:
+    tensors = [t.detach() for t in flatten_tensors(probe.output) if t.numel()]
+    if not flatten_tensors(probe.output):
         return [ValidationProblem("degenerate:no_tensor_output", "forward returns no tensor")]
-    values = torch.cat(tensors)
-    finite = values[torch.isfinite(values)]
-    if finite.numel() < values.numel():
+    # Per-tensor reductions in each tensor's own dtype, not a float64 concatenated copy
+    # and a boolean-mask gather: a count of non-finite elements and the peak are enough.
+    nonfinite = sum(int((~torch.isfinite(t)).sum()) for t in tensors if t.is_floating_point())
+    if nonfinite:
         return [ValidationProblem("degenerate:nonfinite_output",
-                                  f"{values.numel() - finite.numel()} NaN/Inf output elements")]
-    peak = finite.abs().max().item() if finite.numel() else 0.0
+                                  f"{nonfinite} NaN/Inf output elements")]
+    peak = max((_numeric(t).abs().max().double().item() for t in tensors), default=0.0)
     if peak <= NEAR_ZERO_ATOLS * atol:
         return [ValidationProblem("degenerate:near_zero_output",
                                   f"max |output| = {peak:.3g} <= {NEAR_ZERO_ATOLS:g} * atol")]
@@ -94,10 +101,18 @@ def check_output_values(probe: Probe) -> list[ValidationProblem]:
 def check_constant_output(probe: Probe, reseeded: Probe) -> list[ValidationProblem]:
     """Constant output: one value across all elements and across two seeds."""
     atol, rtol = probe.tolerance
-    values = torch.cat([t.detach().double().flatten()
-                        for t in flatten_tensors(probe.output) + flatten_tensors(reseeded.output)])
-    spread = (values.max() - values.min()).item()
-    if spread <= atol + rtol * values.abs().max().item():
+    tensors = [t.detach() for t in flatten_tensors(probe.output) + flatten_tensors(reseeded.output)
+               if t.numel()]
+    if not tensors:
+        return []
+    extremes = [torch.aminmax(_numeric(t)) for t in tensors]
+    lows = [e.min.double().item() for e in extremes]
+    highs = [e.max.double().item() for e in extremes]
+    if any(math.isnan(v) for v in lows + highs):  # a NaN anywhere: no spread to speak of
+        return []
+    low, high = min(lows), max(highs)
+    spread = high - low
+    if spread <= atol + rtol * max(abs(low), abs(high)):
         return [ValidationProblem("degenerate:constant_output",
                                   f"every output element (two seeds) is within {spread:.3g} "
                                   "of one value")]
