@@ -10,7 +10,7 @@ from typing import Any
 
 from kerneltrials._version import __version__
 
-__all__ = ["__version__", "check", "load_task", "reward", "reward_many"]
+__all__ = ["__version__", "check", "load_task", "prestart", "reward", "reward_many"]
 
 
 def __getattr__(name: str) -> Any:
@@ -18,6 +18,10 @@ def __getattr__(name: str) -> Any:
         from kerneltrials.verifier import check
 
         return check
+    if name == "prestart":  # imports no torch
+        from kerneltrials.verifier import prestart
+
+        return prestart
     if name == "load_task":
         from kerneltrials.tasks import load_task
 

@@ -64,6 +64,9 @@ def check(task: str, candidates: tuple[Path, ...], backend: str, profile: str | 
         source = candidate.read_text()
     except OSError as error:
         fail(f"cannot read candidate {candidate}: {error.strerror}")
+    from kerneltrials.verifier import prestart
+
+    prestart(backend, sandbox)  # the workers' imports beside the verifier's own, below
     from kerneltrials.tasks import TaskError
     from kerneltrials.verifier import QUICK_TIMING, CheckOptions
     from kerneltrials.verifier import check as run_check

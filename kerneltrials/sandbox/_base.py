@@ -229,6 +229,12 @@ class Sandbox(ABC):
     def start(self, job: JobSpec) -> SandboxedProcess:
         """Start ``job``; raises :class:`SandboxStartError` when the backend cannot."""
 
+    def prestart(self, job: JobSpec) -> None:
+        """Begin, without waiting, what starting a job like ``job`` will need, so a later
+        :meth:`start` of it is quicker (a backend with nothing to prepare does nothing).
+        Only ``job``'s program, environment and device matter; no job starts."""
+        return None
+
     def features(self) -> dict[str, Any]:
         """The isolation features this backend provides on this machine."""
         return {}

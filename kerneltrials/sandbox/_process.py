@@ -54,6 +54,7 @@ from kerneltrials.sandbox.zygote._client import (
     ForkRequest,
     Zygote,
     ZygoteError,
+    prestart_zygote,
     zygote_enabled,
     zygote_for,
 )
@@ -198,16 +199,27 @@ class ProcessSandbox(Sandbox):
         return track(ProcessJob(popen, parent_end, job, log_dir, cgroup, isolation, freezer,
                                 peer_inode))
 
-    def _zygote(self, job: JobSpec, env: dict[str, str], cgroup: JobCgroup | None) -> Zygote | None:
-        """The zygote that may fork this job: only a ``python -m`` job of a preloadable
+    def prestart(self, job: JobSpec) -> None:
+        """Start the zygote that will fork ``job`` (its imports take seconds of a core)."""
+        if self._forkable(job, cgroup=self.use_cgroups):
+            assert job.preload is not None
+            prestart_zygote(job.preload, sanitize_job_env(job.env, job.scratch_dir))
+
+    def _forkable(self, job: JobSpec, *, cgroup: bool) -> bool:
+        """Whether a zygote may fork ``job``: only a ``python -m`` job of a preloadable
         module, behind bwrap, with a job cgroup, from a root harness (joining another
         process's namespaces needs CAP_SYS_ADMIN)."""
         module = job.preload
-        if (module is None or self.level != "bwrap" or cgroup is None or not self.user.drops
-                or not zygote_enabled() or job.argv[:3] != [sys.executable, "-m", module]
-                or job.gpu_index is not None):
+        return (module is not None and self.level == "bwrap" and cgroup and self.user.drops
+                and zygote_enabled() and job.argv[:3] == [sys.executable, "-m", module]
+                and job.gpu_index is None)
+
+    def _zygote(self, job: JobSpec, env: dict[str, str], cgroup: JobCgroup | None) -> Zygote | None:
+        """The zygote that forks this job, or ``None`` (it is exec'd)."""
+        if not self._forkable(job, cgroup=cgroup is not None):
             return None
-        return zygote_for(module, env)
+        assert job.preload is not None
+        return zygote_for(job.preload, env)
 
     def _start_forked(self, job: JobSpec, zygote: Zygote, env: dict[str, str], log_dir: Path,
                       cgroup: JobCgroup, isolation: dict[str, Any], freezer: Freezer | None,

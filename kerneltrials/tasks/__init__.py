@@ -29,6 +29,7 @@ _LAZY = {
     "validate_task": "_validate",
     "ConfigCost": "_cost",
     "config_cost": "_cost",
+    "warm_cost_counter": "_cost",
     "largest_floating_input": "_cost",
     "DerivedProfile": "_cpu_profile",
     "derive_cpu_profile": "_cpu_profile",

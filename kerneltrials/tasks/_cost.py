@@ -12,6 +12,9 @@ so GPU-sized configurations are cheap), and falls back to real CPU tensors other
 
 from __future__ import annotations
 
+import atexit
+import sys
+import threading
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -102,6 +105,24 @@ def _run_counted(task: TaskSpec, overrides: dict[str, Any], device: str) -> tupl
     with torch.no_grad(), recorder:
         output = model(*inputs)
     return model, inputs, output, recorder.flops, recorder.uncounted
+
+
+def warm_cost_counter() -> None:
+    """Import, in a background thread, what the first counted run would import on the
+    spot: torch wraps the entry of a Python dispatch mode in ``_disable_dynamo``, whose
+    first call imports ``torch._dynamo`` (about 1 s of a core). A caller about to wait on
+    other processes (a check starting its workers) starts it there."""
+    if "torch._dynamo" in sys.modules:
+        return
+
+    def load() -> None:
+        import torch._dynamo  # noqa: F401 - the import is the point
+
+    thread = threading.Thread(target=load, name="kerneltrials-warm-cost-counter", daemon=True)
+    thread.start()
+    # A process that ends first (a fast verdict) waits for the import rather than tearing
+    # the interpreter down under it.
+    atexit.register(thread.join, 30.0)
 
 
 def config_cost(task: TaskSpec, overrides: dict[str, Any]) -> ConfigCost:

@@ -39,6 +39,7 @@ _LAZY = {
     "BuildRequest": "kerneltrials.verifier.protocol",
     "CompileError": "kerneltrials.verifier.protocol",
     "hardware_fingerprint": "kerneltrials.verifier.harness._hardware",
+    "prestart": "kerneltrials.verifier._prestart",
 }
 
 __all__ = [
@@ -60,6 +61,7 @@ __all__ = [
     "check",
     "hardware_fingerprint",
     "migrate_verdict",
+    "prestart",
     "run",
     "verdict_json_schema",
 ]

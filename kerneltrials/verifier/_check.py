@@ -14,7 +14,7 @@ from pathlib import Path
 
 from kerneltrials._version import __version__
 from kerneltrials.backends import resolve_backend
-from kerneltrials.tasks import TaskSpec, load_task, shape_configs
+from kerneltrials.tasks import TaskSpec, load_task, shape_configs, warm_cost_counter
 from kerneltrials.verifier._built import Built, Hooks
 from kerneltrials.verifier._finish import finish, run_stages
 from kerneltrials.verifier._options import INPUT_MODES, CheckOptions, TimingOptions
@@ -191,6 +191,11 @@ def _build(task: TaskSpec, source: str, options: CheckOptions, hooks: Hooks, *,
         verdict.durations_s["total"] = time.perf_counter() - started
         return replace(built, verdict=finish(verdict)), None, None
     session = _session(task, source, options)
+    if launch and _runs_here(options):
+        # The first check of a process: the workers' zygote and the parent's own one-time
+        # import (the speed-of-light counter's) load while it builds or finds the build.
+        session.prestart()
+        warm_cost_counter()
     hooks.progress("build")
     workers = None
     try:

@@ -46,3 +46,30 @@ def test_a_model_whose_module_hooks_broke_torchs_counter_is_counted():
     cost = config_cost(task, task.public_configs("cpu")[0])
     assert cost.flops is not None and cost.flops > 0
     assert cost.flops_note is not None and "aten._softmax" in cost.flops_note
+
+
+def _probe(script: str) -> list[str]:
+    import subprocess
+    import sys
+
+    head = ("import sys, threading, torch\n"
+            "from kerneltrials.tasks import load_task, warm_cost_counter\n"
+            "from kerneltrials.tasks._cost import config_cost\n"
+            "def dynamo(): return 'torch._dynamo' in sys.modules\n")
+    done = subprocess.run([sys.executable, "-c", head + script], capture_output=True,
+                          text=True, timeout=120, check=True)
+    return done.stdout.split()
+
+
+def test_warming_the_counter_imports_in_the_background_what_its_first_run_would():
+    """A check starts it while it waits on its workers. The first probe is why: were the
+    counter's first run to import nothing new (a torch that stops wrapping dispatch
+    modes in ``_disable_dynamo``), the warming would be moot and should go."""
+    assert _probe("before = dynamo()\n"
+                  "config_cost(load_task('L1/relu'), {})\n"
+                  "print(before, dynamo())\n") == ["False", "True"]
+    assert _probe("warm_cost_counter()\n"
+                  "for thread in threading.enumerate():\n"
+                  "    if thread.name == 'kerneltrials-warm-cost-counter':\n"
+                  "        thread.join()\n"
+                  "print(dynamo())\n") == ["True"]

@@ -109,33 +109,58 @@ class ForkedJob:
 
 
 class Zygote:
-    """One zygote process and the socket the harness asks it on."""
+    """One zygote process and the socket the harness asks it on.
+
+    Made, it is importing; :meth:`wait_ready` waits until it can fork. A harness that
+    knows a job is coming starts one early (:func:`prestart_zygote`), so the imports run
+    beside its own work rather than before the job.
+    """
 
     def __init__(self, module: str, env: dict[str, str]) -> None:
         self.module = module
         self._lock = threading.Lock()
+        self._ready_lock = threading.Lock()
+        self._ready: bool | None = None  # None: not yet known
+        self._failure = ""
         home = make_scratch_dir("zygote")
         self._home = home
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         environment = {**env, "HOME": str(home), "TMPDIR": str(home)}
         environment.pop(CHANNEL_ENV, None)
-        with open(home / "stderr", "wb") as err:
-            self._process = subprocess.Popen(
-                [sys.executable, "-m", "kerneltrials.sandbox.zygote", module,
-                 str(theirs.fileno())],
-                env=environment, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                stderr=err, pass_fds=(theirs.fileno(),), start_new_session=True)
-        theirs.close()
-        self._socket = ours
-        ours.settimeout(READY_TIMEOUT_S)
         try:
-            ready = ours.recv(16)
+            with open(home / "stderr", "wb") as err:
+                self._process = subprocess.Popen(
+                    [sys.executable, "-m", "kerneltrials.sandbox.zygote", module,
+                     str(theirs.fileno())],
+                    env=environment, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                    stderr=err, pass_fds=(theirs.fileno(),), start_new_session=True)
         except OSError:
-            ready = b""
-        ours.settimeout(None)
-        if ready != b"ready":
-            self.close()
-            raise ZygoteError(f"the zygote for {module} did not start: {self._stderr()}")
+            ours.close()
+            (home / "stderr").unlink(missing_ok=True)
+            home.rmdir()
+            raise
+        finally:
+            theirs.close()
+        self._socket = ours
+        self._deadline = time.monotonic() + READY_TIMEOUT_S
+
+    def wait_ready(self) -> None:
+        """Return once the zygote has imported its module; raises ``ZygoteError`` (the
+        zygote closed) when it did not within ``READY_TIMEOUT_S`` of its start."""
+        with self._ready_lock:
+            if self._ready is None:
+                self._socket.settimeout(max(0.001, self._deadline - time.monotonic()))
+                try:
+                    ready = self._socket.recv(16)
+                except OSError:
+                    ready = b""
+                self._socket.settimeout(None)
+                self._ready = ready == b"ready"
+                if not self._ready:
+                    self._failure = f"the zygote for {self.module} did not start: {self._stderr()}"
+                    self.close()
+            if not self._ready:
+                raise ZygoteError(self._failure)
 
     def _stderr(self) -> str:
         try:
@@ -178,6 +203,8 @@ class Zygote:
             self._socket.close()
         except OSError:
             pass
+        if not self._ready:  # still importing (or failed): nothing of it is needed
+            self._process.kill()
         try:
             self._process.wait(timeout=5)
         except subprocess.TimeoutExpired:
@@ -195,10 +222,14 @@ _FAILED: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
 _REGISTRY_LOCK = threading.Lock()
 
 
-def zygote_for(module: str, env: dict[str, str]) -> Zygote | None:
-    """The zygote for ``module`` under ``env`` (started on first use); ``None`` where one
-    could not start in this process (the caller starts the job by exec instead)."""
-    key = (module, tuple(sorted((k, v) for k, v in env.items() if k not in PER_JOB_ENV)))
+def _key(module: str, env: dict[str, str]) -> tuple[str, tuple[tuple[str, str], ...]]:
+    return (module, tuple(sorted((k, v) for k, v in env.items() if k not in PER_JOB_ENV)))
+
+
+def _registered(module: str, env: dict[str, str]) -> Zygote | None:
+    """The zygote of this key, started now if there is none (or it died); ``None``
+    where one could not start in this process."""
+    key = _key(module, env)
     with _REGISTRY_LOCK:
         zygote = _ZYGOTES.pop(key, None)
         if zygote is not None:
@@ -210,12 +241,41 @@ def zygote_for(module: str, env: dict[str, str]) -> Zygote | None:
             return None
         try:
             zygote = Zygote(module, env)
-        except (ZygoteError, OSError) as error:
-            print(f"kerneltrials: starting jobs without a zygote ({error})", file=sys.stderr)
-            _FAILED.add(key)
+        except OSError as error:
+            _give_up(key, f"the zygote for {module} could not start ({error})")
             return None
         _ZYGOTES[key] = zygote
         return zygote
+
+
+def _give_up(key: tuple[str, tuple[tuple[str, str], ...]], why: str) -> None:
+    print(f"kerneltrials: starting jobs without a zygote ({why})", file=sys.stderr)
+    _FAILED.add(key)
+
+
+def prestart_zygote(module: str, env: dict[str, str]) -> None:
+    """Start the zygote :func:`zygote_for` will return for ``module`` under ``env``, and
+    return at once: its imports (seconds) run while the harness does other work."""
+    _registered(module, env)
+
+
+def zygote_for(module: str, env: dict[str, str]) -> Zygote | None:
+    """The zygote for ``module`` under ``env``, ready to fork (started on first use);
+    ``None`` where one could not start in this process (the caller starts the job by
+    exec instead)."""
+    zygote = _registered(module, env)
+    if zygote is None:
+        return None
+    try:
+        zygote.wait_ready()
+    except ZygoteError as error:
+        key = _key(module, env)
+        with _REGISTRY_LOCK:
+            if _ZYGOTES.get(key) is zygote:
+                del _ZYGOTES[key]
+            _give_up(key, str(error))
+        return None
+    return zygote
 
 
 @atexit.register

@@ -26,6 +26,7 @@ from kerneltrials.sandbox import (
     SandboxLimits,
     build_job_env,
 )
+from kerneltrials.verifier.harness._openmp import worker_env
 from kerneltrials.verifier.harness._sanitize import sanitize_candidate_text
 from kerneltrials.verifier.protocol import (
     ChannelClosed,
@@ -107,6 +108,41 @@ WORKER_MODULE = "kerneltrials.verifier.worker"
 PRELOADED_ROLES = ("collect", "reference", "candidate")
 
 
+def role_env(role: str, backend: str, extra_env: dict[str, str] | None = None) -> dict[str, str]:
+    """What a worker of ``role`` on ``backend`` adds to the allow-listed environment.
+
+    Both timed sides run on one OpenMP runtime; the collect job too, so that it starts
+    from the same zygote as they do (a zygote serves one environment) rather than its own.
+    """
+    env = dict(extra_env or {})
+    if role in PRELOADED_ROLES:
+        env.update(worker_env(backend))
+    return env
+
+
+def worker_spec(role: str, job_dir: Path, mounts: list[Mount], limits: SandboxLimits,
+                extra_env: dict[str, str] | None = None, gpu_index: int | None = None,
+                wrapper: list[str] | None = None) -> JobSpec:
+    """The sandbox job of a worker of ``role``; ``extra_env`` as :func:`role_env` gives it."""
+    scratch = job_dir / f"scratch-{role}{'-wrapped' if wrapper else ''}"
+    env = build_job_env({"PYTHONDONTWRITEBYTECODE": "1", **(extra_env or {})})
+    preload = WORKER_MODULE if role in PRELOADED_ROLES and not wrapper else None
+    return JobSpec(argv=[*(wrapper or []), *worker_argv(role)], env=env,
+                   scratch_dir=scratch, mounts=mounts, limits=limits, gpu_index=gpu_index,
+                   label=f"{role} worker", preload=preload)
+
+
+def prestart_workers(sandbox: Sandbox, backend: str, job_dir: Path) -> None:
+    """Have ``sandbox`` begin what a check's workers on ``backend`` start from (the
+    process backend's zygote, whose imports take seconds), and return at once.
+
+    The device workers of the cuda backend are exec'd, but its collect job is forked,
+    so the collect job's spec is the one prepared.
+    """
+    sandbox.prestart(worker_spec("collect", job_dir, [], SandboxLimits(),
+                                 extra_env=role_env("collect", backend)))
+
+
 def worker_argv(role: str) -> list[str]:
     """The compile job runs the build side's entry point; every other role the worker
     that hosts candidate or reference code (it never imports the build machinery)."""
@@ -126,12 +162,7 @@ class WorkerJob:
         launches its target); such a job is never forked from a zygote."""
         self.role = role
         self.nonce = secrets.token_hex(16)
-        scratch = job_dir / f"scratch-{role}{'-wrapped' if wrapper else ''}"
-        env = build_job_env({"PYTHONDONTWRITEBYTECODE": "1", **(extra_env or {})})
-        preload = WORKER_MODULE if role in PRELOADED_ROLES and not wrapper else None
-        spec = JobSpec(argv=[*(wrapper or []), *worker_argv(role)], env=env,
-                       scratch_dir=scratch, mounts=mounts, limits=limits, gpu_index=gpu_index,
-                       label=f"{role} worker", preload=preload)
+        spec = worker_spec(role, job_dir, mounts, limits, extra_env, gpu_index, wrapper)
         self.process = sandbox.start(spec)
         self.exit_info: ExitInfo | None = None
         self._ready = False  # the worker answered hello (its imports are done)

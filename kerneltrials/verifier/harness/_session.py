@@ -14,8 +14,7 @@ from kerneltrials._scratch import make_scratch_dir, remove_tree
 from kerneltrials.sandbox import Mount, Sandbox, resolve_sandbox
 from kerneltrials.tasks import ShapeConfig, TaskSpec
 from kerneltrials.verifier._options import CheckOptions
-from kerneltrials.verifier.harness._jobs import WorkerJob
-from kerneltrials.verifier.harness._openmp import worker_env
+from kerneltrials.verifier.harness._jobs import WorkerJob, prestart_workers, role_env
 from kerneltrials.verifier.harness._output_quota import confirm_output_quota, mount_output_quota
 from kerneltrials.verifier.protocol import HandedArtifact
 from kerneltrials.verifier.verdict import ConfigResult, Status
@@ -137,6 +136,16 @@ class Session:
         return [Mount(self.root / "candidate"), Mount(self.root / "exchange"),
                 Mount(self.root / "candidate-out", writable=True), Mount(self.root / "artifacts")]
 
+    def prestart(self) -> None:
+        """Begin what this check's workers start from, without waiting (the sandbox is
+        made here if it was not: an unusable one is reported by :meth:`start_worker`)."""
+        try:
+            if self.sandbox is None:
+                self.sandbox = resolve_sandbox(self.options.sandbox)
+        except Exception:  # noqa: BLE001 - said again, as the check's error, at the start
+            return
+        prestart_workers(self.sandbox, self.options.backend, self.root)
+
     def start_worker(self, role: str, timeout_s: float, cpu_time_s: int | None = None,
                      extra_mounts: list[Mount] | None = None,
                      extra_env: dict[str, str] | None = None,
@@ -147,11 +156,7 @@ class Session:
         an extra one, so the verdict's isolation stays the first candidate worker's."""
         if self.sandbox is None:
             self.sandbox = resolve_sandbox(self.options.sandbox)
-        env = dict(extra_env or {})
-        # Both timed sides on one OpenMP runtime; the collect job too, so that it starts from
-        # the same zygote as they do (a zygote serves one environment) rather than its own.
-        if role in ("collect", "reference", "candidate"):
-            env.update(worker_env(self.options.backend))
+        env = role_env(role, self.options.backend, extra_env)
         # The workers that run code on the device get its nodes (bwrap binds them, docker
         # requests the device); the build jobs and every cpu-backend job get none.
         gpu_index = visible_gpu_index() if (
