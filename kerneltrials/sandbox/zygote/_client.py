@@ -162,6 +162,11 @@ class Zygote:
             if not self._ready:
                 raise ZygoteError(self._failure)
 
+    @property
+    def ready(self) -> bool | None:
+        """Whether it said it was ready; ``None`` until :meth:`wait_ready` has asked."""
+        return self._ready
+
     def _stderr(self) -> str:
         try:
             return (self._home / "stderr").read_text(errors="replace")[-2000:]
@@ -233,7 +238,8 @@ def _registered(module: str, env: dict[str, str]) -> Zygote | None:
     with _REGISTRY_LOCK:
         zygote = _ZYGOTES.pop(key, None)
         if zygote is not None:
-            if zygote.alive():
+            # One that ended before it was ready failed to start: waiting on it says why.
+            if zygote.alive() or zygote.ready is None:
                 _ZYGOTES[key] = zygote
                 return zygote
             zygote.close()  # it died (killed from outside): its socket and directory go too
