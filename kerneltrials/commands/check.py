@@ -64,17 +64,22 @@ def check(task: str, candidates: tuple[Path, ...], backend: str, profile: str | 
         source = candidate.read_text()
     except OSError as error:
         fail(f"cannot read candidate {candidate}: {error.strerror}")
+    from kerneltrials.tasks import TaskError, load_task
+
+    try:  # torch-free too: an unusable task is told before anything starts
+        spec = load_task(task)
+    except TaskError as error:
+        fail(f"task {error.path}: {error.cause}")
     from kerneltrials.verifier import prestart
 
     prestart(backend, sandbox)  # the workers' imports beside the verifier's own, below
-    from kerneltrials.tasks import TaskError
     from kerneltrials.verifier import QUICK_TIMING, CheckOptions
     from kerneltrials.verifier import check as run_check
 
     try:
         with stderr_console.status("verifying…") as status:
             verdict = run_check(
-                task, source, backend=backend, profile=profile, policy=policy, sandbox=sandbox,
+                spec, source, backend=backend, profile=profile, policy=policy, sandbox=sandbox,
                 hidden_seed=hidden_seed, compile_baseline=compile_baseline,
                 timing=QUICK_TIMING if quick else None,
                 options=CheckOptions(llm_verifier=llm_verifier, inputs=inputs),
