@@ -71,8 +71,12 @@ def check(task: str, candidates: tuple[Path, ...], backend: str, profile: str | 
     except TaskError as error:
         fail(f"task {error.path}: {error.cause}")
     from kerneltrials.verifier import prestart
+    from kerneltrials.verifier.static import run_static_checks
 
-    prestart(backend, sandbox)  # the workers' imports beside the verifier's own, below
+    # The workers' imports beside the verifier's own, below; not for a candidate the
+    # static checks (milliseconds, run again by the check) already turn away.
+    if run_static_checks(source, backend, policy or spec.default_policy()).passed:
+        prestart(backend, sandbox)
     from kerneltrials.verifier import QUICK_TIMING, CheckOptions
     from kerneltrials.verifier import check as run_check
 
