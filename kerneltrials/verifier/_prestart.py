@@ -13,7 +13,6 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from kerneltrials.sandbox import resolve_sandbox
 from kerneltrials.verifier.harness._jobs import prestart_workers
 
 
@@ -21,8 +20,4 @@ def prestart(backend: str = "cpu", sandbox: str = "process") -> None:
     """Begin starting what checks on ``backend`` in ``sandbox`` fork their workers from,
     and return at once; the next check in this process finds it started. Nothing starts
     where the sandbox cannot be made: the check itself then says why."""
-    try:
-        chosen = resolve_sandbox(sandbox)
-    except Exception:  # noqa: BLE001 - reported by the check, with its context
-        return
-    prestart_workers(chosen, backend, Path(tempfile.gettempdir()))
+    prestart_workers(sandbox, backend, Path(tempfile.gettempdir()))

@@ -25,6 +25,7 @@ from kerneltrials.sandbox import (
     Sandbox,
     SandboxLimits,
     build_job_env,
+    resolve_sandbox,
 )
 from kerneltrials.verifier.harness._openmp import worker_env
 from kerneltrials.verifier.harness._sanitize import sanitize_candidate_text
@@ -132,15 +133,23 @@ def worker_spec(role: str, job_dir: Path, mounts: list[Mount], limits: SandboxLi
                    label=f"{role} worker", preload=preload)
 
 
-def prestart_workers(sandbox: Sandbox, backend: str, job_dir: Path) -> None:
-    """Have ``sandbox`` begin what a check's workers on ``backend`` start from (the
-    process backend's zygote, whose imports take seconds), and return at once.
+def prestart_workers(sandbox: str, backend: str, job_dir: Path) -> Sandbox | None:
+    """Make the sandbox called ``sandbox`` and have it begin what a check's workers on
+    ``backend`` start from (the process backend's zygote, whose imports take seconds);
+    return it at once, or ``None`` where it cannot be made (the check that starts a
+    worker in it says why). ``job_dir`` only names the jobs' own directories, which no
+    zygote is keyed by.
 
     The device workers of the cuda backend are exec'd, but its collect job is forked,
     so the collect job's spec is the one prepared.
     """
-    sandbox.prestart(worker_spec("collect", job_dir, [], SandboxLimits(),
-                                 extra_env=role_env("collect", backend)))
+    try:
+        made = resolve_sandbox(sandbox)
+    except Exception:  # noqa: BLE001 - reported by the check, with its context
+        return None
+    made.prestart(worker_spec("collect", job_dir, [], SandboxLimits(),
+                              extra_env=role_env("collect", backend)))
+    return made
 
 
 def worker_argv(role: str) -> list[str]:

@@ -137,14 +137,11 @@ class Session:
                 Mount(self.root / "candidate-out", writable=True), Mount(self.root / "artifacts")]
 
     def prestart(self) -> None:
-        """Begin what this check's workers start from, without waiting (the sandbox is
-        made here if it was not: an unusable one is reported by :meth:`start_worker`)."""
-        try:
-            if self.sandbox is None:
-                self.sandbox = resolve_sandbox(self.options.sandbox)
-        except Exception:  # noqa: BLE001 - said again, as the check's error, at the start
-            return
-        prestart_workers(self.sandbox, self.options.backend, self.root)
+        """Make the sandbox and begin what this check's workers start from, without
+        waiting (an unusable sandbox is reported by :meth:`start_worker`)."""
+        if self.sandbox is None:
+            self.sandbox = prestart_workers(self.options.sandbox, self.options.backend,
+                                            self.root)
 
     def start_worker(self, role: str, timeout_s: float, cpu_time_s: int | None = None,
                      extra_mounts: list[Mount] | None = None,
