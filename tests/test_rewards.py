@@ -8,7 +8,8 @@ import pytest
 
 import kerneltrials
 from kerneltrials.rewards import reward_from_verdict
-from kerneltrials.verifier import QUICK_TIMING, CheckOptions, Verdict
+from kerneltrials.verifier import CheckOptions, Verdict
+from tests.timings import ONE_CALL_TIMING
 from tests.verifier.candidates import candidate
 
 
@@ -52,7 +53,7 @@ def test_a_verdict_object_earns_what_its_json_form_earns() -> None:
 @pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_reward_many_scores_a_batch_through_the_scheduler() -> None:
-    options = CheckOptions(timing=QUICK_TIMING, compile_baseline=False, hidden_seed=1)
+    options = CheckOptions(timing=ONE_CALL_TIMING, compile_baseline=False, hidden_seed=1)
     rewards = kerneltrials.reward_many(
         [("L1/relu", candidate("relu_ok")), ("L1/relu", candidate("relu_wrong")),
          ("L1/relu", "not python at all (")], options=options, executor="local")

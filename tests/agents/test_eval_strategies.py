@@ -14,14 +14,15 @@ import pytest
 
 from kerneltrials.results import open_store
 from kerneltrials.scheduler import EvalConfig, run_eval
-from kerneltrials.verifier import QUICK_TIMING, CheckOptions
+from kerneltrials.verifier import CheckOptions
 from tests.scheduler.evalkit import reply_with, write_tasks
+from tests.timings import ONE_CALL_TIMING
 
 from .fake_llm_server import FakeLLMServer, text
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
-CHECK = CheckOptions(timing=QUICK_TIMING, compile_baseline=False, seeds=1, call_timeout_s=60)
+CHECK = CheckOptions(timing=ONE_CALL_TIMING, compile_baseline=False, seeds=1, call_timeout_s=60)
 
 
 @pytest.fixture

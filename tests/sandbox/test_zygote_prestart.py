@@ -20,16 +20,14 @@ from kerneltrials.sandbox import build_job_env
 from kerneltrials.sandbox._namespaces import probe_level
 from kerneltrials.sandbox._process import ProcessSandbox
 from kerneltrials.sandbox.zygote import _client
-from kerneltrials.verifier import TimingOptions, prestart
+from kerneltrials.verifier import prestart
+from tests.timings import ONE_CALL_TIMING
 
 pytestmark = pytest.mark.skipif(
     os.geteuid() != 0 or probe_level("bwrap") is not None,
     reason="the zygote joins a bwrap sandbox's namespaces: needs root and bwrap")
 
 RELU = Path(kerneltrials.__file__).parent / "tasks" / "reference" / "level1" / "relu.py"
-#: Where the workers come from is the point, not their times: one timed call a side.
-ONE_CALL = TimingOptions(warmup_calls=1, min_calls=1, max_calls=1, max_wall_s=0.1,
-                         batch_target_s=0.01)
 
 
 @pytest.fixture
@@ -55,7 +53,7 @@ def test_a_prestarted_zygote_is_the_one_the_checks_workers_fork_from(
     assert len(own_registry) == 1, "prestart starts the workers' zygote and nothing else"
     (started,) = own_registry.values()
     verdict = kerneltrials.check("L1/relu", RELU.read_text(), backend="cpu", hidden_seed=5,
-                                 timing=ONE_CALL, compile_baseline=False)
+                                 timing=ONE_CALL_TIMING, compile_baseline=False)
     assert verdict.status.value == "correct", verdict.reasons
     assert verdict.isolation["started_by"] == "zygote"
     # Had the prestarted zygote's environment differed from the workers', the check would

@@ -16,12 +16,13 @@ from kerneltrials.results import open_store
 from kerneltrials.scheduler import EXECUTORS, EvalConfig, LocalExecutor, run_eval
 from kerneltrials.scheduler._gate import LocalGate
 from kerneltrials.tasks import TaskSpec, load_task
-from kerneltrials.verifier import QUICK_TIMING, CheckOptions, Verdict
+from kerneltrials.verifier import CheckOptions, Verdict
 from tests.scheduler.evalkit import RELU_TASK, write_replay, write_tasks
+from tests.timings import ONE_CALL_TIMING
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
-CHECK = CheckOptions(timing=QUICK_TIMING, compile_baseline=False, seeds=1, call_timeout_s=60)
+CHECK = CheckOptions(timing=ONE_CALL_TIMING, compile_baseline=False, seeds=1, call_timeout_s=60)
 
 
 class DownGate(LocalGate):

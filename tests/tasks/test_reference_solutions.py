@@ -14,6 +14,7 @@ import pytest
 
 import kerneltrials
 from kerneltrials.tasks import builtin_task_paths
+from tests.timings import ONE_CALL_TIMING
 
 REFERENCE_ROOT = Path(kerneltrials.__file__).parent / "tasks" / "reference"
 
@@ -43,14 +44,11 @@ def test_every_reference_solution_belongs_to_a_builtin_task() -> None:
 
 @pytest.mark.parametrize(("task_id", "path"), SOLUTIONS, ids=[task_id for task_id, _ in SOLUTIONS])
 def test_reference_solution_is_correct(task_id: str, path: Path) -> None:
-    from kerneltrials.verifier import CheckOptions, TimingOptions
+    from kerneltrials.verifier import CheckOptions
 
-    # One input seed and the shortest timing the verifier allows (a warm-up and one
-    # measured batch per side): this sweep asks "is it correct", not "how fast", but a
-    # `correct` verdict still needs its timed outputs checked.
-    sweep_timing = TimingOptions(warmup_calls=1, min_calls=1, max_calls=1, max_wall_s=0.1,
-                                 batch_target_s=0.01)
-    options = CheckOptions(timing=sweep_timing, compile_baseline=False, seeds=1)
+    # One input seed and one timed call a side: this sweep asks "is it correct", not
+    # "how fast", but a `correct` verdict still needs its timed outputs checked.
+    options = CheckOptions(timing=ONE_CALL_TIMING, compile_baseline=False, seeds=1)
     verdict = kerneltrials.check(task_id, path.read_text(), backend="cpu", hidden_seed=20240,
                                  compile_baseline=False, options=options)
     assert verdict.status == "correct", (verdict.status, verdict.reasons)

@@ -12,8 +12,9 @@ import pytest
 import torch
 
 import kerneltrials
-from kerneltrials.verifier import QUICK_TIMING, CheckOptions, Status
+from kerneltrials.verifier import CheckOptions, Status
 from kerneltrials.verifier.harness._backward import compare_gradients
+from tests.timings import ONE_CALL_TIMING
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -118,7 +119,7 @@ def _candidate(backward: str = "backward_ok", body: str = "ReluScale.apply(x, se
 
 
 def _check(task: str | Path, source: str) -> kerneltrials.verifier.Verdict:
-    options = CheckOptions(timing=QUICK_TIMING, compile_baseline=False, seeds=1, hidden_seed=4)
+    options = CheckOptions(timing=ONE_CALL_TIMING, compile_baseline=False, seeds=1, hidden_seed=4)
     return kerneltrials.check(task, source, options=options)
 
 

@@ -13,12 +13,13 @@ import pytest
 
 import kerneltrials
 from kerneltrials.tasks import TaskError
-from kerneltrials.verifier import QUICK_TIMING, CheckOptions, Status
+from kerneltrials.verifier import CheckOptions, Status
+from tests.timings import ONE_CALL_TIMING
 from tests.verifier.candidates import candidate
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 
-FAST = CheckOptions(timing=QUICK_TIMING, compile_baseline=False, call_timeout_s=30)
+FAST = CheckOptions(timing=ONE_CALL_TIMING, compile_baseline=False, call_timeout_s=30)
 
 
 def run(source: str, task: str | Path = "L1/relu", **overrides: object) -> kerneltrials.verifier.Verdict:

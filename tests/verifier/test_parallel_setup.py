@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from kerneltrials.verifier import QUICK_TIMING, CheckOptions, check
+from kerneltrials.verifier import CheckOptions, check
+from tests.timings import ONE_CALL_TIMING
 from tests.verifier.candidates import candidate
 
 pytestmark = pytest.mark.slow
@@ -25,7 +26,7 @@ def _with_init(body: str) -> str:
 def test_a_constructor_that_raises_is_the_candidates_runtime_error() -> None:
     source = _with_init("        raise ValueError('no model today')\n")
     verdict = check("L1/relu", source, options=CheckOptions(
-        hidden_seed=3, compile_baseline=False, timing=QUICK_TIMING))
+        hidden_seed=3, compile_baseline=False, timing=ONE_CALL_TIMING))
     assert verdict.status == "runtime_error", verdict.reasons
     assert any("constructing ModelNew failed" in r and "no model today" in r
                for r in verdict.reasons), verdict.reasons
@@ -34,7 +35,7 @@ def test_a_constructor_that_raises_is_the_candidates_runtime_error() -> None:
 def _assert_its_own_timeout(source: str, during: str) -> None:
     """A candidate that hangs while the reference works beside it times out as itself."""
     verdict = check("L1/relu", source, options=CheckOptions(
-        hidden_seed=3, compile_baseline=False, timing=QUICK_TIMING, call_timeout_s=8.0))
+        hidden_seed=3, compile_baseline=False, timing=ONE_CALL_TIMING, call_timeout_s=8.0))
     assert verdict.status == "timeout", verdict.reasons
     assert any(during in r for r in verdict.reasons), verdict.reasons
 
@@ -102,7 +103,7 @@ class ModelNew(nn.Module):
 def test_native_code_in_the_constructor_cannot_see_the_references_private_outputs() -> None:
     # The probe's imports (opendir) and file access are what the source scans and the
     # link policy refuse first: off, so the sandbox's mounts are what is shown.
-    options = CheckOptions(hidden_seed=3, compile_baseline=False, timing=QUICK_TIMING,
+    options = CheckOptions(hidden_seed=3, compile_baseline=False, timing=ONE_CALL_TIMING,
                            source_scans=False, link_policy=False)
     control = check("L1/relu", PROBE.replace("{area}", "candidate"), options=options)
     assert control.status == "correct", control.reasons  # the probe sees what it may see
@@ -164,7 +165,7 @@ class ModelNew(nn.Module):
 
 
 def test_the_reference_works_during_the_candidates_run_and_stays_out_of_its_reach() -> None:
-    options = CheckOptions(hidden_seed=3, compile_baseline=False, timing=QUICK_TIMING,
+    options = CheckOptions(hidden_seed=3, compile_baseline=False, timing=ONE_CALL_TIMING,
                            source_scans=False, link_policy=False)
     # exchange/ holds the first seed's inputs; the second seed's appear during the run.
     overlapped = check("L1/relu", RUN_PROBE.replace("{area}", "exchange").replace("{want}", "2"),
@@ -261,7 +262,7 @@ class ModelNew(nn.Module):
 def test_a_candidate_that_starves_the_reference_beside_its_run_gets_its_own_verdict() -> None:
     # The thread and the processes are what the link policy refuses first: off (and the
     # thread's creation pasted past the source scan), so what is shown is the stages' order.
-    options = CheckOptions(hidden_seed=3, compile_baseline=False, timing=QUICK_TIMING,
+    options = CheckOptions(hidden_seed=3, compile_baseline=False, timing=ONE_CALL_TIMING,
                            source_scans=False, link_policy=False, call_timeout_s=3.0)
     verdict = check("L1/matmul_square", STARVE, options=options)
     # Its own failure: the wrong answer, the processes, or its next run starved by its own

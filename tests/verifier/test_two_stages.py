@@ -16,7 +16,6 @@ import pytest
 
 from kerneltrials.scheduler._artifacts import install_entries, pack_entries
 from kerneltrials.verifier import (
-    QUICK_TIMING,
     Built,
     CheckOptions,
     Hooks,
@@ -27,9 +26,10 @@ from kerneltrials.verifier import (
 )
 from kerneltrials.verifier.builds._compiler import toolchain_root
 from kerneltrials.verifier.builds._source_index import index_dir
+from tests.timings import ONE_CALL_TIMING
 from tests.verifier.candidates import candidate
 
-FAST = CheckOptions(timing=QUICK_TIMING, compile_baseline=False, seeds=1, hidden_seed=5)
+FAST = CheckOptions(timing=ONE_CALL_TIMING, compile_baseline=False, seeds=1, hidden_seed=5)
 NO_KERNEL = "import torch\n\nclass ModelNew(torch.nn.Module):\n    def forward(self, x):\n        return x.relu()\n"
 
 
