@@ -136,6 +136,40 @@ def test_the_blocked_sweep_finds_the_worst_element_in_any_block(shape: tuple[int
     assert _compare(reference, candidate).passed
 
 
+def _plain_decision(reference: torch.Tensor, candidate: torch.Tensor) -> tuple[bool, float, float]:
+    """The definition, whole-tensor, in the comparison's working precision: allclose
+    (|out - ref| <= atol + rtol * |ref| everywhere) and the normalised error <= rtol."""
+    work = torch.float64 if reference.dtype == torch.float64 else torch.float32
+    ref, out = reference.to(work).reshape(-1), candidate.to(work).reshape(-1)
+    diff = (out - ref).abs()
+    max_abs, ref_max = float(diff.max()), float(ref.abs().max())
+    close = float((diff - RTOL * ref.abs()).max()) <= ATOL
+    return close and max_abs / max(ref_max, 1e-12) <= RTOL, max_abs, max_abs / max(ref_max, 1e-12)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16])
+@pytest.mark.parametrize("seed", range(8))
+def test_a_block_within_atol_skips_allclose_and_decides_as_the_definition(
+        dtype: torch.dtype, seed: int) -> None:
+    # Blocks whose largest difference is within atol skip allclose's excess (it is at most
+    # that difference); the decision and both figures must stay the definition's. Errors
+    # are put near each bound, in one block or several, on either sign.
+    generator = torch.Generator().manual_seed(seed)
+    reference = (torch.randn(3 * COMPARE_BLOCK + 11, generator=generator) * 4).to(dtype)
+    candidate = reference.clone()
+    for _ in range(int(torch.randint(1, 4, (1,), generator=generator))):
+        index = int(torch.randint(0, reference.numel(), (1,), generator=generator))
+        ref_value = abs(float(reference[index]))
+        bound = ATOL + RTOL * ref_value
+        factor = float(torch.empty(1).uniform_(0.5, 1.5, generator=generator))
+        sign = 1 if int(torch.randint(0, 2, (1,), generator=generator)) else -1
+        candidate[index] = float(reference[index]) + sign * factor * bound
+    result = _compare(reference, candidate)
+    passed, max_abs, max_norm = _plain_decision(reference, candidate)
+    assert result.passed == passed, (result.reasons, max_abs, max_norm)
+    assert result.max_abs_err == max_abs and result.max_norm_err == max_norm
+
+
 def test_a_nan_in_a_late_block_fails_and_a_blockwise_constant_output_is_no_constant() -> None:
     reference = torch.randn(3 * COMPARE_BLOCK)
     candidate = reference.clone()

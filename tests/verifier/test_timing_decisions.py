@@ -5,6 +5,7 @@ interval decides every fast_p threshold, or to the old budgets (docs/design/timi
 from __future__ import annotations
 
 import math
+import random
 
 import pytest
 
@@ -82,10 +83,44 @@ def test_a_batch_times_no_more_calls_than_its_side_has_left() -> None:
     assert batch_size(_side("candidate", 40, 0), quick) == 40
     unread = OutputReads(worker=None, unavailable="no privilege")  # type: ignore[arg-type]
     assert batch_size(_side("candidate", 40, 0, unread), quick) == 40
-    # Eager's calibration beside a stored baseline is compared batch for batch.
+    # Eager's calibration beside a stored baseline is no sample, so max_calls does not cut
+    # it: it is as long as the candidate's batch beside it, and never longer than its own.
     calibrating = _side("eager", 40, 0)
     calibrating.stored = StoredBaseline(samples_ms=(1.0,) * 20, measured_at=0.0)
-    assert batch_size(calibrating, quick) == 40
+    assert batch_size(calibrating, quick) == 40  # no candidate batch yet
+    assert batch_size(calibrating, quick, beside=20) == 20
+    assert batch_size(calibrating, quick, beside=3) == 3
+    assert batch_size(calibrating, quick, beside=50) == 40
+
+
+def test_eagers_calibration_is_timed_as_long_as_the_candidates_batches(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from types import SimpleNamespace
+
+    from kerneltrials.verifier.harness import _timing_loop
+
+    timed: list[tuple[str, int]] = []
+
+    def times(session: object, side: Side, config: object, n_calls: int, timeout_s: float,
+              rng: object = None) -> list[float]:
+        timed.append((side.name, n_calls))
+        side.untimed_per_call.append(0.1)
+        return [1.0] * n_calls
+
+    monkeypatch.setattr(_timing_loop, "_request_times", times)
+    quick = TimingOptions(max_calls=20, target_rse=0.0, max_measure_s=60, max_wall_s=60)
+    session = SimpleNamespace(options=SimpleNamespace(timing=quick, call_timeout_s=1.0))
+    for seed in range(6):  # either order of the shuffle
+        timed.clear()
+        read = OutputReads(worker=None)  # type: ignore[arg-type]
+        candidate, eager = _side("candidate", 40, 0, read), _side("eager", 50, 0)
+        eager.stored = StoredBaseline(samples_ms=(1.0,) * 20, measured_at=0.0)
+        rng = random.Random(seed)
+        while not all(side.done(quick) for side in (candidate, eager)):
+            _timing_loop._time_round(session, [candidate, eager], None, rng)  # type: ignore[arg-type]
+        # Before: eager's 50-call batch beside the candidate's 20, whatever either needed.
+        assert timed[:2] in ([("candidate", 20), ("eager", 20)], [("eager", 20), ("candidate", 20)])
+        assert sum(n for name, n in timed if name == "eager") == 20, timed
 
 
 @pytest.mark.slow

@@ -108,9 +108,10 @@ class Side:
     key: str | None = None
     stored: StoredBaseline | None = None
     reused: bool = False  # ``stored`` was timed by an earlier check, not this one
+    last_batch: int = 0  # the calls of its last batch in the shuffled rounds
 
     def reset(self) -> None:
-        self.samples_ms, self.wall_s = [], 0.0
+        self.samples_ms, self.wall_s, self.last_batch = [], 0.0, 0
         self.untimed_per_call, self.inside_per_call, self.slack_per_call = [], [], []
 
     @property
@@ -340,27 +341,42 @@ def read_probability(options: TimingOptions, per_call_s: float, batch: int) -> f
 def _time_round(session: Session, sides: list[Side], config: ShapeConfig,
                 rng: random.Random) -> None:
     """One batch of each side that is not done yet, in a shuffled order."""
-    order = [side for side in sides if not side.done(session.options.timing)]
+    options = session.options.timing
+    order = [side for side in sides if not side.done(options)]
     rng.shuffle(order)
+    # The candidate's batch of this round (or its last one, once it is done) sizes eager's
+    # calibration, whichever of the two the shuffle puts first.
+    candidate = next((side for side in sides if side.name == "candidate"), None)
+    beside = None if candidate is None else (
+        batch_size(candidate, options) if any(side is candidate for side in order)
+        else candidate.last_batch or None)
     for side in order:
         started = time.monotonic()
-        side.samples_ms += _request_times(session, side, config,
-                                          batch_size(side, session.options.timing),
+        calls = batch_size(side, options, beside if side is not candidate else None)
+        side.samples_ms += _request_times(session, side, config, calls,
                                           session.options.call_timeout_s, rng)
+        side.last_batch = calls
         side.wall_s += time.monotonic() - started
 
 
-def batch_size(side: Side, options: TimingOptions) -> int:
+def batch_size(side: Side, options: TimingOptions, beside: int | None = None) -> int:
     """The calls of a side's next measured batch: its batch, but no more than it has left
     to ``max_calls`` (a quick check's batch of 30 ms of ReLU is 40 calls, twice its 20).
 
-    Two batches keep their size: eager's calibration beside a stored baseline (the window
-    checks compare its loop's cost per call with the candidate's batches, not its samples),
-    and the candidate's where the parent does not read the timed outputs (there a shorter
-    batch would tell the candidate that it is the last measured one, which the spot checks'
-    extra batch after it must not be told apart from). Where the outputs are read every
-    call of every batch has the same chance to be read, whatever the batch's size."""
-    if side.stored is not None or (side.name == "candidate" and not _reading(side)):
+    Eager's calibration beside a stored baseline is no sample: the window checks read its
+    loop's cost per call against the candidate's batches. So it is as long as the
+    candidate's batch of the same round (``beside``), never longer than its own: batches of
+    one length share a window's fixed cost per call alike, and a quick check's calibration
+    no longer times 50 calls of eager beside 20 of the candidate (each with its fresh input
+    and 64 MiB flush). Without ``beside`` (the candidate is not timed yet) it keeps its size.
+    The candidate's batch keeps its size where the parent does not read the timed outputs
+    (there a shorter batch would tell the candidate that it is the last measured one, which
+    the spot checks' extra batch after it must not be told apart from). Where the outputs
+    are read every call of every batch has the same chance to be read, whatever the batch's
+    size."""
+    if side.stored is not None:
+        return side.batch if beside is None else max(1, min(side.batch, beside))
+    if side.name == "candidate" and not _reading(side):
         return side.batch
     return max(1, min(side.batch, options.max_calls - len(side.samples_ms)))
 
