@@ -83,14 +83,14 @@ def test_a_batch_times_no_more_calls_than_its_side_has_left() -> None:
     assert batch_size(_side("candidate", 40, 0), quick) == 40
     unread = OutputReads(worker=None, unavailable="no privilege")  # type: ignore[arg-type]
     assert batch_size(_side("candidate", 40, 0, unread), quick) == 40
-    # Eager's calibration beside a stored baseline is no sample, so max_calls does not cut
-    # it: it is as long as the candidate's batch beside it, and never longer than its own.
+    # Eager's calibration beside a stored baseline is no sample: what cuts it is what the
+    # candidate has left to max_calls, and never to more than its own batch.
     calibrating = _side("eager", 40, 0)
     calibrating.stored = StoredBaseline(samples_ms=(1.0,) * 20, measured_at=0.0)
-    assert batch_size(calibrating, quick) == 40  # no candidate batch yet
-    assert batch_size(calibrating, quick, beside=20) == 20
-    assert batch_size(calibrating, quick, beside=3) == 3
-    assert batch_size(calibrating, quick, beside=50) == 40
+    assert batch_size(calibrating, quick) == 40  # the candidate is not timed here
+    assert batch_size(calibrating, quick, candidate_left=20) == 20
+    assert batch_size(calibrating, quick, candidate_left=3) == 3
+    assert batch_size(calibrating, quick, candidate_left=50) == 40
 
 
 def test_eagers_calibration_is_timed_as_long_as_the_candidates_batches(
@@ -110,17 +110,27 @@ def test_eagers_calibration_is_timed_as_long_as_the_candidates_batches(
     monkeypatch.setattr(_timing_loop, "_request_times", times)
     quick = TimingOptions(max_calls=20, target_rse=0.0, max_measure_s=60, max_wall_s=60)
     session = SimpleNamespace(options=SimpleNamespace(timing=quick, call_timeout_s=1.0))
-    for seed in range(6):  # either order of the shuffle
+    def rounds(candidate_batch: int, seed: int) -> list[tuple[str, int]]:
         timed.clear()
         read = OutputReads(worker=None)  # type: ignore[arg-type]
-        candidate, eager = _side("candidate", 40, 0, read), _side("eager", 50, 0)
+        candidate, eager = _side("candidate", candidate_batch, 0, read), _side("eager", 50, 0)
         eager.stored = StoredBaseline(samples_ms=(1.0,) * 20, measured_at=0.0)
         rng = random.Random(seed)
         while not all(side.done(quick) for side in (candidate, eager)):
             _timing_loop._time_round(session, [candidate, eager], None, rng)  # type: ignore[arg-type]
+        return list(timed)
+
+    for seed in range(6):  # either order of the shuffle
         # Before: eager's 50-call batch beside the candidate's 20, whatever either needed.
-        assert timed[:2] in ([("candidate", 20), ("eager", 20)], [("eager", 20), ("candidate", 20)])
-        assert sum(n for name, n in timed if name == "eager") == 20, timed
+        calls = rounds(40, seed)
+        assert sorted(calls[:2]) == [("candidate", 20), ("eager", 20)], calls
+        assert sum(n for name, n in calls if name == "eager") == 20, calls
+        # A candidate whose batch is one call (its warm-up's own times make it so) does
+        # not make eager's one call long too: the calibration is never shorter than the
+        # candidate's batch beside it, so a window's fixed cost never weighs more per call
+        # on eager's side, which would widen what the candidate may leave untimed.
+        calls = rounds(1, seed)
+        assert [n for name, n in calls if name == "eager"] == [20], calls
 
 
 @pytest.mark.slow

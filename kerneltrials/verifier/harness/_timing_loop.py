@@ -108,10 +108,9 @@ class Side:
     key: str | None = None
     stored: StoredBaseline | None = None
     reused: bool = False  # ``stored`` was timed by an earlier check, not this one
-    last_batch: int = 0  # the calls of its last batch in the shuffled rounds
 
     def reset(self) -> None:
-        self.samples_ms, self.wall_s, self.last_batch = [], 0.0, 0
+        self.samples_ms, self.wall_s = [], 0.0
         self.untimed_per_call, self.inside_per_call, self.slack_per_call = [], [], []
 
     @property
@@ -344,38 +343,38 @@ def _time_round(session: Session, sides: list[Side], config: ShapeConfig,
     options = session.options.timing
     order = [side for side in sides if not side.done(options)]
     rng.shuffle(order)
-    # The candidate's batch of this round (or its last one, once it is done) sizes eager's
+    # What the candidate has left to max_calls (the parent's count) caps eager's
     # calibration, whichever of the two the shuffle puts first.
     candidate = next((side for side in sides if side.name == "candidate"), None)
-    beside = None if candidate is None else (
-        batch_size(candidate, options) if any(side is candidate for side in order)
-        else candidate.last_batch or None)
+    left = None if candidate is None else options.max_calls - len(candidate.samples_ms)
     for side in order:
         started = time.monotonic()
-        calls = batch_size(side, options, beside if side is not candidate else None)
+        calls = batch_size(side, options, left if left is not None and left > 0 else None)
         side.samples_ms += _request_times(session, side, config, calls,
                                           session.options.call_timeout_s, rng)
-        side.last_batch = calls
         side.wall_s += time.monotonic() - started
 
 
-def batch_size(side: Side, options: TimingOptions, beside: int | None = None) -> int:
+def batch_size(side: Side, options: TimingOptions, candidate_left: int | None = None) -> int:
     """The calls of a side's next measured batch: its batch, but no more than it has left
     to ``max_calls`` (a quick check's batch of 30 ms of ReLU is 40 calls, twice its 20).
 
     Eager's calibration beside a stored baseline is no sample: the window checks read its
-    loop's cost per call against the candidate's batches. So it is as long as the
-    candidate's batch of the same round (``beside``), never longer than its own: batches of
-    one length share a window's fixed cost per call alike, and a quick check's calibration
-    no longer times 50 calls of eager beside 20 of the candidate (each with its fresh input
-    and 64 MiB flush). Without ``beside`` (the candidate is not timed yet) it keeps its size.
+    loop's cost per call against the candidate's batches. So it is cut to what the
+    candidate has left to ``max_calls`` (``candidate_left``, the parent's count), not to
+    its own samples: a quick check's calibration no longer times 50 calls of eager (each
+    with its fresh input and 64 MiB flush) beside the candidate's 20. It is therefore never
+    shorter than the candidate's batch of the same round (which is cut the same way) unless
+    its own batch is: a window's fixed cost weighs no more per call on eager's side than on
+    the candidate's, so the calibration never grants the candidate more untimed time than a
+    batch of its own length would, whatever its own times made its batch.
     The candidate's batch keeps its size where the parent does not read the timed outputs
     (there a shorter batch would tell the candidate that it is the last measured one, which
     the spot checks' extra batch after it must not be told apart from). Where the outputs
     are read every call of every batch has the same chance to be read, whatever the batch's
     size."""
     if side.stored is not None:
-        return side.batch if beside is None else max(1, min(side.batch, beside))
+        return side.batch if candidate_left is None else max(1, min(side.batch, candidate_left))
     if side.name == "candidate" and not _reading(side):
         return side.batch
     return max(1, min(side.batch, options.max_calls - len(side.samples_ms)))
