@@ -83,14 +83,14 @@ def test_a_batch_times_no_more_calls_than_its_side_has_left() -> None:
     assert batch_size(_side("candidate", 40, 0), quick) == 40
     unread = OutputReads(worker=None, unavailable="no privilege")  # type: ignore[arg-type]
     assert batch_size(_side("candidate", 40, 0, unread), quick) == 40
-    # Eager's calibration beside a stored baseline is no sample: what cuts it is what the
-    # candidate has left to max_calls, and never to more than its own batch.
+    # Eager's calibration beside a stored baseline is no sample: what cuts it is the cap
+    # the round computes from the candidate, and never to more than its own batch.
     calibrating = _side("eager", 40, 0)
     calibrating.stored = StoredBaseline(samples_ms=(1.0,) * 20, measured_at=0.0)
     assert batch_size(calibrating, quick) == 40  # the candidate is not timed here
-    assert batch_size(calibrating, quick, candidate_left=20) == 20
-    assert batch_size(calibrating, quick, candidate_left=3) == 3
-    assert batch_size(calibrating, quick, candidate_left=50) == 40
+    assert batch_size(calibrating, quick, calibration_cap=20) == 20
+    assert batch_size(calibrating, quick, calibration_cap=3) == 3
+    assert batch_size(calibrating, quick, calibration_cap=50) == 40
 
 
 def test_eagers_calibration_is_timed_as_long_as_the_candidates_batches(
@@ -131,6 +131,14 @@ def test_eagers_calibration_is_timed_as_long_as_the_candidates_batches(
         # on eager's side, which would widen what the candidate may leave untimed.
         calls = rounds(1, seed)
         assert [n for name, n in calls if name == "eager"] == [20], calls
+    # Unread, the candidate's batches keep their size (40 where 20 are left): eager's
+    # calibration is as long, not cut to the 20.
+    unread = OutputReads(worker=None, unavailable="no privilege")  # type: ignore[arg-type]
+    timed.clear()
+    candidate, eager = _side("candidate", 40, 0, unread), _side("eager", 50, 0)
+    eager.stored = StoredBaseline(samples_ms=(1.0,) * 20, measured_at=0.0)
+    _timing_loop._time_round(session, [candidate, eager], None, random.Random(0))  # type: ignore[arg-type]
+    assert sorted(timed) == [("candidate", 40), ("eager", 40)], timed
 
 
 @pytest.mark.slow

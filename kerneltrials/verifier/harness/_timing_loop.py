@@ -343,38 +343,42 @@ def _time_round(session: Session, sides: list[Side], config: ShapeConfig,
     options = session.options.timing
     order = [side for side in sides if not side.done(options)]
     rng.shuffle(order)
-    # What the candidate has left to max_calls (the parent's count) caps eager's
-    # calibration, whichever of the two the shuffle puts first.
+    # Eager's calibration is cut to what the candidate has left to max_calls (the
+    # parent's count), or to the candidate's batch where that is longer (its unread
+    # batches keep their size), whichever of the two the shuffle puts first.
     candidate = next((side for side in sides if side.name == "candidate"), None)
-    left = None if candidate is None else options.max_calls - len(candidate.samples_ms)
+    cap = None
+    if candidate is not None and options.max_calls > len(candidate.samples_ms):
+        cap = max(options.max_calls - len(candidate.samples_ms), batch_size(candidate, options))
     for side in order:
         started = time.monotonic()
-        calls = batch_size(side, options, left if left is not None and left > 0 else None)
+        calls = batch_size(side, options, cap)
         side.samples_ms += _request_times(session, side, config, calls,
                                           session.options.call_timeout_s, rng)
         side.wall_s += time.monotonic() - started
 
 
-def batch_size(side: Side, options: TimingOptions, candidate_left: int | None = None) -> int:
+def batch_size(side: Side, options: TimingOptions, calibration_cap: int | None = None) -> int:
     """The calls of a side's next measured batch: its batch, but no more than it has left
     to ``max_calls`` (a quick check's batch of 30 ms of ReLU is 40 calls, twice its 20).
 
     Eager's calibration beside a stored baseline is no sample: the window checks read its
-    loop's cost per call against the candidate's batches. So it is cut to what the
-    candidate has left to ``max_calls`` (``candidate_left``, the parent's count), not to
+    loop's cost per call against the candidate's batches. So it is cut to
+    ``calibration_cap`` (``_time_round``: what the candidate has left to ``max_calls``, the
+    parent's count, or the candidate's batch of the round where that is longer), not to
     its own samples: a quick check's calibration no longer times 50 calls of eager (each
-    with its fresh input and 64 MiB flush) beside the candidate's 20. It is therefore never
-    shorter than the candidate's batch of the same round (which is cut the same way) unless
-    its own batch is: a window's fixed cost weighs no more per call on eager's side than on
-    the candidate's, so the calibration never grants the candidate more untimed time than a
-    batch of its own length would, whatever its own times made its batch.
+    with its fresh input and 64 MiB flush) beside the candidate's 20. It is never shorter
+    than the candidate's batch of the same round unless its own batch is, whatever the
+    candidate's own times made that batch: a window's fixed cost never weighs more per
+    call on eager's side than on the candidate's, which would widen what the candidate may
+    leave untimed.
     The candidate's batch keeps its size where the parent does not read the timed outputs
     (there a shorter batch would tell the candidate that it is the last measured one, which
     the spot checks' extra batch after it must not be told apart from). Where the outputs
     are read every call of every batch has the same chance to be read, whatever the batch's
     size."""
     if side.stored is not None:
-        return side.batch if candidate_left is None else max(1, min(side.batch, candidate_left))
+        return side.batch if calibration_cap is None else max(1, min(side.batch, calibration_cap))
     if side.name == "candidate" and not _reading(side):
         return side.batch
     return max(1, min(side.batch, options.max_calls - len(side.samples_ms)))
