@@ -110,10 +110,11 @@ def test_eagers_calibration_is_timed_as_long_as_the_candidates_batches(
     monkeypatch.setattr(_timing_loop, "_request_times", times)
     quick = TimingOptions(max_calls=20, target_rse=0.0, max_measure_s=60, max_wall_s=60)
     session = SimpleNamespace(options=SimpleNamespace(timing=quick, call_timeout_s=1.0))
-    def rounds(candidate_batch: int, seed: int) -> list[tuple[str, int]]:
+    def rounds(candidate_batch: int, seed: int,
+               unavailable: str | None = None) -> list[tuple[str, int]]:
         timed.clear()
-        read = OutputReads(worker=None)  # type: ignore[arg-type]
-        candidate, eager = _side("candidate", candidate_batch, 0, read), _side("eager", 50, 0)
+        reads = OutputReads(worker=None, unavailable=unavailable)  # type: ignore[arg-type]
+        candidate, eager = _side("candidate", candidate_batch, 0, reads), _side("eager", 50, 0)
         eager.stored = StoredBaseline(samples_ms=(1.0,) * 20, measured_at=0.0)
         rng = random.Random(seed)
         while not all(side.done(quick) for side in (candidate, eager)):
@@ -133,12 +134,8 @@ def test_eagers_calibration_is_timed_as_long_as_the_candidates_batches(
         assert [n for name, n in calls if name == "eager"] == [20], calls
     # Unread, the candidate's batches keep their size (40 where 20 are left): eager's
     # calibration is as long, not cut to the 20.
-    unread = OutputReads(worker=None, unavailable="no privilege")  # type: ignore[arg-type]
-    timed.clear()
-    candidate, eager = _side("candidate", 40, 0, unread), _side("eager", 50, 0)
-    eager.stored = StoredBaseline(samples_ms=(1.0,) * 20, measured_at=0.0)
-    _timing_loop._time_round(session, [candidate, eager], None, random.Random(0))  # type: ignore[arg-type]
-    assert sorted(timed) == [("candidate", 40), ("eager", 40)], timed
+    calls = rounds(40, 0, unavailable="no privilege")
+    assert sorted(calls) == [("candidate", 40), ("eager", 40)], calls
 
 
 @pytest.mark.slow

@@ -143,17 +143,18 @@ def _finite_errors(reference: torch.Tensor, candidate: torch.Tensor, rtol: float
         else:
             block_ref = ref_work[:count].copy_(ref_block)
             block_diff.copy_(out_block).sub_(block_ref)
-        extremes = [float(value) for pair in (torch.aminmax(block_diff), torch.aminmax(block_ref))
-                    for value in pair]
-        if not all(math.isfinite(value) for value in extremes):
+        diff_low, diff_high = (float(value) for value in torch.aminmax(block_diff))
+        ref_low, ref_high = (float(value) for value in torch.aminmax(block_ref))
+        if not all(math.isfinite(value) for value in (diff_low, diff_high, ref_low, ref_high)):
             errors.finite = False
             continue
-        block_max_abs = max(abs(extremes[0]), abs(extremes[1]))
+        block_max_abs = max(abs(diff_low), abs(diff_high))
         errors.max_abs = max(errors.max_abs, block_max_abs)
-        errors.ref_max = max(errors.ref_max, abs(extremes[2]), abs(extremes[3]))
+        errors.ref_max = max(errors.ref_max, abs(ref_low), abs(ref_high))
         if block_max_abs > atol:
-            ref_abs = torch.abs(block_ref, out=ref_work[:count]) if direct else block_ref.abs_()
-            errors.excess = max(errors.excess, float(block_diff.abs_().sub_(ref_abs, alpha=rtol).max()))
+            ref_abs = torch.abs(block_ref, out=ref_work[:count])
+            excess = block_diff.abs_().sub_(ref_abs, alpha=rtol)
+            errors.excess = max(errors.excess, float(excess.max()))
     return errors
 
 
